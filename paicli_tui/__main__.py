@@ -1,0 +1,3 @@
+from paicli_tui.cli import main
+
+raise SystemExit(main())

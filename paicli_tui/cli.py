@@ -1,0 +1,98 @@
+"""Command-line entry point.
+
+Only argparse and the settings loader are imported up front: commands that
+don't open the UI never import Textual, and each handler module is imported
+when its command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+from paicli_tui import __version__
+
+
+def _model_flags(parser: argparse.ArgumentParser, *, sub: bool = False) -> None:
+    # On a subcommand the defaults are suppressed so `paicli --model X run`
+    # keeps X instead of being reset by the subparser's own default.
+    kw = {"default": argparse.SUPPRESS} if sub else {}
+    group = parser.add_argument_group("model")
+    group.add_argument("--provider", help="preset: openai, deepseek, glm, ollama, llamacpp, custom", **kw)
+    group.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1", **kw)
+    group.add_argument("--model", help="model name sent to the server", **kw)
+    group.add_argument("--api-key-env", metavar="VAR", help="name of the environment variable holding the API key", **kw)
+    group.add_argument("--demo", action="store_true", help="use the built-in offline demo model (no network, no key)", **kw)
+    parser.add_argument("--workspace", "-w", metavar="DIR", help="project folder the agent works in (default: current)", **kw)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="paicli",
+        description="Terminal coding agent: plan, review, and run parallel sub-agents in a full-screen UI.",
+    )
+    parser.add_argument("--version", action="version", version=f"paicli {__version__}")
+    _model_flags(parser)
+    parser.add_argument("--plan-file", metavar="FILE", help="open the review screen on a saved plan")
+    parser.add_argument("--theme", help="theme name (remembered when changed in the app)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = sub.add_parser("run", help="run one goal without the full-screen UI")
+    _model_flags(run, sub=True)
+    run.add_argument("--mode", choices=["react", "plan", "team"], default="react")
+    run.add_argument("--yes", "-y", action="store_true", help="approve plans and tool calls without asking")
+    run.add_argument("--json", action="store_true", help="print JSON events (one per line) instead of text")
+    run.add_argument("--schedule", choices=["ready", "batch"], help="plan scheduling policy")
+    run.add_argument("--parallelism", type=int, help="tasks at once in /plan (default 4)")
+    run.add_argument("--workers", type=int, help="team workers (default 2)")
+    run.add_argument("--plan-file", metavar="FILE", help="run a saved plan without planning", default=argparse.SUPPRESS)
+    run.add_argument("--approval", choices=["auto", "ask", "plan"], help="approval mode for tools")
+    run.add_argument("goal", nargs="*", help="what to do")
+
+    plan = sub.add_parser("plan", help="plan utilities")
+    plan_sub = plan.add_subparsers(dest="plan_command", metavar="PLAN_COMMAND", required=True)
+    check = plan_sub.add_parser("check", help="validate a plan file by the P-3.2 rules")
+    check.add_argument("file", help="plan file, or - for standard input")
+    check.add_argument("--prefix", choices=["task", "step"], default="task", help="id prefix for renumbering")
+
+    sessions = sub.add_parser("sessions", help="list past runs, newest first")
+    sessions.add_argument("--json", action="store_true")
+
+    replay = sub.add_parser("replay", help="re-watch a past run from its ledger (no model calls)")
+    replay.add_argument("session", help="session id or ledger path")
+    speed = replay.add_mutually_exclusive_group()
+    speed.add_argument("--speed", type=float, default=None, help="playback speed (1 = recorded pace)")
+    speed.add_argument("--instant", action="store_true", help="no waiting between events")
+    replay.add_argument("--text", action="store_true", help="print the run as text instead of opening the UI")
+
+    verify = sub.add_parser("verify", help="check a past run against the engine's rules")
+    verify.add_argument("session", help="session id or ledger path")
+
+    report = sub.add_parser("report", help="print a past run's JSON report")
+    report.add_argument("session", help="session id or ledger path")
+    return parser
+
+
+#: command → module under paicli_tui.commands exposing ``main(args) -> int``
+HANDLERS = {
+    None: "tui",
+    "run": "run",
+    "plan": "plan_check",
+    "sessions": "sessions",
+    "replay": "replay",
+    "verify": "verify",
+    "report": "report",
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    module = importlib.import_module(f"paicli_tui.commands.{HANDLERS[args.command]}")
+    try:
+        return int(module.main(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,1 @@
+"""Command handlers, imported lazily by cli.py so `--help` stays fast."""

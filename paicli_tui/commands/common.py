@@ -1,0 +1,57 @@
+"""Helpers shared by command handlers: settings from flags, workspace."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from paicli_tui.config import ConfigError, Settings, load_settings
+
+#: argparse attribute → Settings field, for flags that override settings.
+FLAG_SETTINGS = {
+    "provider": "provider",
+    "base_url": "base_url",
+    "model": "model",
+    "api_key_env": "api_key_env",
+    "schedule": "schedule",
+    "parallelism": "parallelism",
+    "workers": "workers",
+    "approval": "approval_mode",
+    "theme": "theme",
+}
+
+
+class CommandError(Exception):
+    """A user-facing failure: printed as one line, exit code attached."""
+
+    def __init__(self, message: str, code: int = 2) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def settings_from_args(args: argparse.Namespace) -> Settings:
+    overrides = {field: getattr(args, attr, None) for attr, field in FLAG_SETTINGS.items()}
+    if getattr(args, "demo", False):
+        overrides.update(provider="demo", base_url=None, model=None, api_key_env=None)
+    return load_settings(overrides)
+
+
+def workspace_from_args(args: argparse.Namespace) -> Path:
+    raw = getattr(args, "workspace", None)
+    path = Path(raw).expanduser() if raw else Path.cwd()
+    if not path.is_dir():
+        raise CommandError(f"workspace {path} is not a directory")
+    return path.resolve()
+
+
+def fail(message: str, code: int = 2) -> int:
+    print(f"paicli: {message}", file=sys.stderr)
+    return code
+
+
+def load_or_fail(args: argparse.Namespace) -> Settings | int:
+    try:
+        return settings_from_args(args)
+    except ConfigError as exc:
+        return fail(str(exc), 2)

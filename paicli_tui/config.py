@@ -1,0 +1,196 @@
+"""Settings: one typed model read from config.toml, the environment and flags.
+
+Precedence (lowest first): provider preset → config.toml → PAICLI_* environment
+variables → command-line flags. ``PAICLI_HOME`` points both the config and
+the data directory at one folder (tests use it).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+APP_NAME = "paicli"
+
+ProviderName = Literal["openai", "deepseek", "glm", "ollama", "llamacpp", "custom", "demo"]
+
+#: base_url, default model and key variable per provider (P-1.2).
+PRESETS: dict[str, dict[str, str]] = {
+    "openai": {"base_url": "https://api.openai.com/v1", "model": "gpt-4o-mini", "api_key_env": "OPENAI_API_KEY"},
+    "deepseek": {"base_url": "https://api.deepseek.com/v1", "model": "deepseek-chat", "api_key_env": "DEEPSEEK_API_KEY"},
+    "glm": {"base_url": "https://open.bigmodel.cn/api/paas/v4", "model": "glm-4.6", "api_key_env": "ZHIPUAI_API_KEY"},
+    "ollama": {"base_url": "http://127.0.0.1:11434/v1", "model": "qwen2.5-coder", "api_key_env": ""},
+    "llamacpp": {"base_url": "http://127.0.0.1:8080/v1", "model": "local", "api_key_env": ""},
+    "custom": {"base_url": "http://127.0.0.1:8000/v1", "model": "default", "api_key_env": "PAICLI_API_KEY"},
+    "demo": {"base_url": "http://demo.invalid/v1", "model": "demo", "api_key_env": ""},
+}
+
+
+class ConfigError(Exception):
+    """A bad config file or value. ``str()`` is one line: where, which key, what."""
+
+
+class Settings(BaseModel):
+    """Everything the engine and UI read from configuration."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    provider: ProviderName = "openai"
+    """Preset supplying defaults for base_url, model and api_key_env."""
+    base_url: str | None = None
+    """OpenAI-compatible endpoint ending in /v1; defaults to the preset's."""
+    model: str | None = None
+    """Model name sent in requests; defaults to the preset's."""
+    api_key_env: str | None = None
+    """NAME of the environment variable holding the API key (never the key)."""
+    connect_timeout: float = Field(10.0, gt=0)
+    """Seconds to establish a connection."""
+    read_timeout: float = Field(120.0, gt=0)
+    """Seconds to wait for the next streamed chunk."""
+    max_retries: int = Field(4, ge=0, le=10)
+    """Retries after the first attempt for retryable failures (P-1.3)."""
+    retry_base_delay: float = Field(1.0, ge=0)
+    """First backoff delay in seconds; doubles each attempt, with jitter."""
+    retry_max_delay: float = Field(30.0, ge=0)
+    workers: int = Field(2, ge=1, le=16)
+    """Team mode worker count (P-5.2)."""
+    parallelism: int = Field(4, ge=1, le=16)
+    """/plan tasks run at once (P-3.4)."""
+    schedule: Literal["ready", "batch"] = "ready"
+    theme: str = "paicli-dark"
+    approval_mode: Literal["auto", "ask", "plan"] = "auto"
+    command_timeout: float = Field(120.0, gt=0)
+    """Default execute_command timeout in seconds."""
+    max_history_chars: int = Field(120_000, ge=2_000)
+    """Compact the conversation beyond this many characters."""
+    max_turns: int | None = Field(None, ge=1)
+    """Optional per-agent model-call budget."""
+    max_tokens: int | None = Field(None, ge=1)
+    """Optional per-agent token budget (prompt + completion)."""
+    max_seconds: float | None = Field(None, gt=0)
+    """Optional per-agent wall-clock budget."""
+    search_url: str | None = None
+    """SearXNG base URL; web_search is exposed only when set."""
+    team_review: bool = True
+    """Show the plan review screen before a /team run."""
+
+    def resolved(self) -> "ResolvedProvider":
+        preset = PRESETS[self.provider]
+        return ResolvedProvider(
+            base_url=(self.base_url or preset["base_url"]).rstrip("/"),
+            model=self.model or preset["model"],
+            api_key_env=self.api_key_env if self.api_key_env is not None else preset["api_key_env"],
+        )
+
+
+class ResolvedProvider(BaseModel):
+    base_url: str
+    model: str
+    api_key_env: str
+
+    def api_key(self) -> str | None:
+        """The key from the environment, or None when unset/empty."""
+        if not self.api_key_env:
+            return None
+        return os.environ.get(self.api_key_env) or None
+
+
+def config_dir() -> Path:
+    home = os.environ.get("PAICLI_HOME")
+    if home:
+        return Path(home)
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir(APP_NAME))
+
+
+def data_dir() -> Path:
+    home = os.environ.get("PAICLI_HOME")
+    if home:
+        return Path(home)
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir(APP_NAME))
+
+
+def config_file() -> Path:
+    return config_dir() / "config.toml"
+
+
+ENV_PREFIX = "PAICLI_"
+
+
+def _env_values() -> dict[str, str]:
+    values = {}
+    for name in Settings.model_fields:
+        raw = os.environ.get(ENV_PREFIX + name.upper())
+        if raw is not None:
+            values[name] = raw
+    return values
+
+
+def _describe(error: ValidationError, source: str) -> str:
+    first = error.errors()[0]
+    key = ".".join(str(p) for p in first["loc"]) or "?"
+    message = first["msg"]
+    if first["type"] == "extra_forbidden":
+        message = "unknown setting"
+    return f"{source}: {key}: {message}"
+
+
+def load_settings(overrides: dict[str, Any] | None = None, path: Path | None = None) -> Settings:
+    """Read config.toml, then environment, then ``overrides`` (flags; None
+    values are ignored). Raises ConfigError with a one-line message."""
+    path = path or config_file()
+    file_values: dict[str, Any] = {}
+    if path.exists():
+        try:
+            file_values = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{path}: cannot read: {exc}") from None
+    try:
+        settings = Settings(**file_values)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc, str(path))) from None
+    for source, values in (("environment", _env_values()), ("command line", overrides or {})):
+        merged = settings.model_dump()
+        merged.update({k: v for k, v in values.items() if v is not None})
+        try:
+            settings = Settings(**merged)
+        except ValidationError as exc:
+            raise ConfigError(_describe(exc, source)) from None
+    return settings
+
+
+def remember(key: str, value: str | int | float | bool, path: Path | None = None) -> None:
+    """Persist one top-level setting (e.g. the theme) into config.toml,
+    keeping the other lines as they are."""
+    path = path or config_file()
+    Settings.model_fields[key]  # KeyError for unknown keys: a programming error
+    rendered = _toml_value(value)
+    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    for i, line in enumerate(lines):
+        if line.split("=", 1)[0].strip() == key:
+            lines[i] = f"{key} = {rendered}"
+            break
+    else:
+        lines.append(f"{key} = {rendered}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".toml.tmp")
+    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def _toml_value(value: str | int | float | bool) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{escaped}"'

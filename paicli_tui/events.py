@@ -1,0 +1,308 @@
+"""Engine events and the thread-safe bus that fans them out.
+
+Events are small frozen dataclasses carrying data only (never widgets). The
+engine publishes them from worker threads; subscribers (the ledger, the TUI
+queue, the headless printer) must be quick and must not block: the TUI
+subscriber only enqueues, and the app paints in coalesced batches.
+
+Every event has an ``actor`` (the agent instance name: ``react``, ``planner``,
+``task_3``, ``worker-1``, ``reviewer-step_2`` … or ``engine``). ``name`` is the
+stable ledger vocabulary (see docs/ledger.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar
+
+Subscriber = Callable[["Event"], None]
+
+
+@dataclass(frozen=True)
+class Event:
+    name: ClassVar[str] = "event"
+    actor: str
+
+    def payload(self) -> dict[str, Any]:
+        """Fields other than ``actor``, as JSON-ready data."""
+        data = dataclasses.asdict(self)
+        data.pop("actor", None)
+        return data
+
+
+# --- session -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SessionStarted(Event):
+    name: ClassVar[str] = "session_started"
+    mode: str
+    goal: str
+    model: str
+    base_url: str
+    workspace: str
+
+
+@dataclass(frozen=True)
+class ModeChanged(Event):
+    name: ClassVar[str] = "mode_changed"
+    mode: str
+
+
+# --- model calls (P-1) --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModelRequest(Event):
+    """One chat completion request. ``new_messages`` holds only the messages
+    appended since this actor's previous request (the full list would make the
+    ledger grow quadratically); ``system_sha256`` lets `verify` check P-2.4."""
+
+    name: ClassVar[str] = "model_request"
+    call_id: str
+    model: str
+    tools: tuple[str, ...]
+    message_count: int
+    system_sha256: str
+    new_messages: tuple[dict, ...] = ()
+
+
+@dataclass(frozen=True)
+class ModelDelta(Event):
+    """A streamed fragment. ``kind`` is ``content``, ``reasoning`` or
+    ``tool_call`` (then ``text`` is an argument fragment and ``tool`` names
+    the tool). Not written to the ledger one by one: `model_response` carries
+    the whole text."""
+
+    name: ClassVar[str] = "model_delta"
+    call_id: str
+    kind: str
+    text: str
+    tool: str = ""
+
+
+@dataclass(frozen=True)
+class ModelResponse(Event):
+    name: ClassVar[str] = "model_response"
+    call_id: str
+    content: str
+    reasoning: str
+    tool_calls: tuple[dict, ...]
+    finish_reason: str | None
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int
+    duration_s: float
+    unexecuted_markup: str | None = None
+
+
+@dataclass(frozen=True)
+class ModelRetry(Event):
+    name: ClassVar[str] = "model_retry"
+    call_id: str
+    attempt: int
+    delay_s: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class ModelError(Event):
+    name: ClassVar[str] = "model_error"
+    call_id: str
+    kind: str
+    message: str
+
+
+# --- tools (P-6) --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ToolCallStarted(Event):
+    name: ClassVar[str] = "tool_call"
+    call_id: str
+    tool: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class ToolCallFinished(Event):
+    name: ClassVar[str] = "tool_result"
+    call_id: str
+    tool: str
+    ok: bool
+    summary: str
+    content: str
+
+
+@dataclass(frozen=True)
+class ApprovalRequested(Event):
+    name: ClassVar[str] = "approval_requested"
+    tool: str
+    arguments: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class ApprovalDecided(Event):
+    name: ClassVar[str] = "approval_decided"
+    tool: str
+    decision: str  # "yes" | "no" | "always" | "auto-denied" | "auto-approved"
+    reason: str = ""
+
+
+# --- agent loop ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AgentNote(Event):
+    """A note the loop adds to the conversation, e.g. the runaway guard."""
+
+    name: ClassVar[str] = "agent_note"
+    text: str
+
+
+@dataclass(frozen=True)
+class Compaction(Event):
+    name: ClassVar[str] = "compaction"
+    messages_before: int
+    messages_after: int
+    stubbed_results: int
+
+
+@dataclass(frozen=True)
+class HistoryCleared(Event):
+    name: ClassVar[str] = "history_clear"
+    dropped: int
+
+
+@dataclass(frozen=True)
+class AgentFinished(Event):
+    """End of one agent turn. ``status``: final | partial | cancelled | failed."""
+
+    name: ClassVar[str] = "agent_finished"
+    status: str
+    text: str
+    reason: str = ""
+
+
+# --- plans and runs (P-3, P-4, P-5) -----------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlanProposed(Event):
+    """A plan version: ``origin`` is initial | amendment | edit | replan | file."""
+
+    name: ClassVar[str] = "plan_version"
+    version: int
+    origin: str
+    goal: str
+    plan: dict
+
+
+@dataclass(frozen=True)
+class PlanRejected(Event):
+    """A planner reply (or edit) that failed P-3.2 validation."""
+
+    name: ClassVar[str] = "plan_rejected"
+    origin: str
+    error: str
+
+
+@dataclass(frozen=True)
+class TaskDispatched(Event):
+    name: ClassVar[str] = "dispatch"
+    task_id: str
+    worker: str
+    attempt: int = 1
+
+
+@dataclass(frozen=True)
+class TaskStatusChanged(Event):
+    name: ClassVar[str] = "status"
+    task_id: str
+    status: str
+    result: str = ""
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class ReplanTriggered(Event):
+    name: ClassVar[str] = "replan_triggered"
+    failed_task: str
+    reason: str
+    replans: int
+
+
+@dataclass(frozen=True)
+class RunFinished(Event):
+    """End of a plan/team run. ``status`` is a plan status (P-3.1)."""
+
+    name: ClassVar[str] = "run_finished"
+    status: str
+    summary: str
+    counts: dict = field(default_factory=dict)
+
+
+# --- team (P-5) -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WorkerReportParsed(Event):
+    name: ClassVar[str] = "worker_report"
+    step_id: str
+    attempt: int
+    status: str  # completed | blocked | invalid
+    result: str = ""
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class ReviewStarted(Event):
+    name: ClassVar[str] = "review_started"
+    step_id: str
+    attempt: int
+
+
+@dataclass(frozen=True)
+class ReviewVerdictGiven(Event):
+    name: ClassVar[str] = "review_verdict"
+    step_id: str
+    attempt: int
+    approved: bool
+    feedback: str
+
+
+@dataclass(frozen=True)
+class StepRetry(Event):
+    name: ClassVar[str] = "retry"
+    step_id: str
+    attempt: int
+    feedback: str
+
+
+class EventBus:
+    """Thread-safe fan-out. ``mode`` is the run mode stamped into ledger lines
+    (react / plan / team); it is set by whoever starts a run."""
+
+    def __init__(self, session_id: str, mode: str = "react") -> None:
+        self.session_id = session_id
+        self.mode = mode
+        self._subscribers: list[Subscriber] = []
+        self._lock = threading.Lock()
+
+    def subscribe(self, subscriber: Subscriber) -> Callable[[], None]:
+        with self._lock:
+            self._subscribers = [*self._subscribers, subscriber]
+
+        def unsubscribe() -> None:
+            with self._lock:
+                self._subscribers = [s for s in self._subscribers if s is not subscriber]
+
+        return unsubscribe
+
+    def publish(self, event: Event) -> None:
+        # Copy-on-write list: publishing takes no lock on the hot path.
+        for subscriber in self._subscribers:
+            subscriber(event)

@@ -1,0 +1,119 @@
+"""Data types shared by the model client, the agent loop and the demo model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Literal
+
+DeltaKind = Literal["content", "reasoning", "tool_call"]
+
+
+@dataclass(frozen=True)
+class Delta:
+    """One streamed fragment handed to ``on_delta`` as it arrives.
+    For ``tool_call`` deltas, ``index`` is the call's index and ``tool`` its
+    name (once known); ``text`` is an argument fragment."""
+
+    kind: DeltaKind
+    text: str
+    index: int = 0
+    tool: str = ""
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: str  # raw JSON text as the model wrote it
+
+    def to_message(self) -> dict:
+        return {"id": self.id, "type": "function", "function": {"name": self.name, "arguments": self.arguments}}
+
+
+@dataclass(frozen=True)
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+
+    def __add__(self, other: "Usage") -> "Usage":
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.cached_tokens + other.cached_tokens,
+        )
+
+    @property
+    def total(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass(frozen=True)
+class ChatResult:
+    content: str
+    reasoning: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    finish_reason: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    usage_reported: bool = False
+    #: The tool-call markup found in ``content`` that nobody executed (P-1.6).
+    unexecuted_markup: str | None = None
+
+    def assistant_message(self) -> dict:
+        """The assistant turn to append to history. Content is ``""`` rather
+        than ``None`` when there are tool calls (llama.cpp rejects null)."""
+        message: dict = {"role": "assistant", "content": self.content or ""}
+        if self.tool_calls:
+            message["tool_calls"] = [call.to_message() for call in self.tool_calls]
+        return message
+
+
+DeltaCallback = Callable[[Delta], None]
+
+
+class ModelError(Exception):
+    """A model call failed. ``kind`` is a stable machine-readable word; the
+    message is one line that never contains the API key."""
+
+    kind = "error"
+    retryable = False
+
+
+class ModelAuthError(ModelError):
+    kind = "auth"
+
+
+class ModelHTTPError(ModelError):
+    kind = "http"
+
+    def __init__(self, message: str, status: int, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retry_after = retry_after
+        self.retryable = status in (408, 409, 429) or status >= 500
+
+
+class ModelConnectionError(ModelError):
+    kind = "connection"
+    retryable = True
+
+
+class ModelTimeoutError(ModelError):
+    kind = "timeout"
+    retryable = True
+
+
+class ModelStreamError(ModelError):
+    """The stream broke mid-way or carried something unreadable."""
+
+    kind = "stream"
+
+
+class ModelResponseError(ModelError):
+    """A 200 reply with an empty or malformed body."""
+
+    kind = "response"
+
+
+class ModelCancelled(ModelError):
+    kind = "cancelled"
