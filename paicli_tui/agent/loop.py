@@ -1,0 +1,238 @@
+"""The ReAct loop every agent runs (P-6.1): check cancel → check budget →
+compact → call the model → no tool calls means done, otherwise run the tools,
+append the results and go round again."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from paicli_tui.agent.budget import Budget
+from paicli_tui.agent.compaction import compact
+from paicli_tui.agent.guard import RunawayGuard
+from paicli_tui.events import AgentFinished, AgentNote, Compaction, EventBus, HistoryCleared, ToolCallFinished, ToolCallStarted
+from paicli_tui.llm.types import ChatResult, ModelCancelled, ModelError, ToolCall, Usage
+
+if TYPE_CHECKING:
+    from paicli_tui.llm.client import ChatClient
+    from paicli_tui.tools.approval import Approver
+    from paicli_tui.tools.base import ToolResult
+    from paicli_tui.tools.registry import ToolRegistry
+    from paicli_tui.tools.trusted_urls import TrustedUrls
+
+OutcomeStatus = Literal["final", "partial", "cancelled", "failed"]
+READ_PARALLELISM = 4  # P-6.4
+NO_TOOLS_ERROR = "this role has no tools; tool call not executed"
+SUMMARY_REQUEST = (
+    "Stop using tools now ({reason}). Reply with a concise summary of what you found and did so far, "
+    "and what is still left to do."
+)
+
+
+@dataclass(frozen=True)
+class AgentOutcome:
+    status: OutcomeStatus
+    text: str
+    reason: str = ""
+    usage: Usage = field(default_factory=Usage)
+
+
+def wrap_tool_result(content: str) -> str:
+    """Tool output is data, never instructions (P-6.6)."""
+    return f'<tool-result trust="untrusted-data">\n{content}\n</tool-result>'
+
+
+class Agent:
+    """One agent instance: a name, a fixed system prompt and its own history.
+
+    ``registry=None`` makes a tool-less role (planner, reviewer): its requests
+    carry no tools and any tool call it makes is refused, not executed.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        client: "ChatClient",
+        system_prompt: str,
+        registry: "ToolRegistry | None" = None,
+        bus: EventBus | None = None,
+        approver: "Approver | None" = None,
+        approval_mode: str = "auto",
+        budget: Budget | None = None,
+        max_history_chars: int = 120_000,
+    ) -> None:
+        self.name = name
+        self.client = client
+        self.registry = registry
+        self.bus = bus
+        self.approver = approver
+        self.approval_mode = approval_mode
+        self.budget = budget or Budget()
+        self.max_history_chars = max_history_chars
+        self.messages: list[dict] = [{"role": "system", "content": system_prompt}]
+        self.usage = Usage()
+
+    # -- history -------------------------------------------------------------
+
+    def clear_history(self) -> int:
+        """Forget everything but the system prompt (P-5.4)."""
+        dropped = len(self.messages) - 1
+        del self.messages[1:]
+        self._publish(HistoryCleared(self.name, dropped))
+        return dropped
+
+    def add_user_message(self, text: str) -> None:
+        self.messages.append({"role": "user", "content": text})
+
+    # -- the loop --------------------------------------------------------------
+
+    def run_turn(
+        self,
+        user_text: str | None,
+        *,
+        cancel: threading.Event,
+        trusted_urls: "TrustedUrls | None" = None,
+    ) -> AgentOutcome:
+        """Append ``user_text`` (unless None: the caller already added the
+        messages) and loop until the model answers without tool calls."""
+        if user_text is not None:
+            self.add_user_message(user_text)
+        self.budget.restart_clock()
+        turn_usage = Usage()
+        guard = RunawayGuard()
+        try:
+            while True:
+                if cancel.is_set():
+                    return self._finish("cancelled", "cancelled", "cancelled by the user", turn_usage)
+                limit = self.budget.exceeded()
+                if limit:
+                    return self._summarise(limit, cancel, turn_usage)
+                self._maybe_compact()
+                result = self._call(cancel, with_tools=self.registry is not None)
+                turn_usage = turn_usage + result.usage
+                self.messages.append(result.assistant_message())
+                if not result.tool_calls:
+                    return self._finish("final", result.content, "", turn_usage)
+                if self.registry is None:
+                    return self._finish("failed", result.content, NO_TOOLS_ERROR, turn_usage)
+                stop = self._run_tools(result.tool_calls, cancel, trusted_urls, guard)
+                if cancel.is_set():
+                    return self._finish("cancelled", "cancelled", "cancelled by the user", turn_usage)
+                if stop:
+                    return self._summarise(stop, cancel, turn_usage)
+        except ModelCancelled:
+            return self._finish("cancelled", "cancelled", "cancelled by the user", turn_usage)
+        except ModelError as exc:
+            return self._finish("failed", "", str(exc), turn_usage)
+
+    def _call(self, cancel: threading.Event, *, with_tools: bool) -> ChatResult:
+        tools = self.registry.schemas() if (with_tools and self.registry is not None) else None
+        result = self.client.chat(self.messages, agent=self.name, tools=tools or None, cancel=cancel)
+        self.usage = self.usage + result.usage
+        self.budget.charge(result.usage.total)
+        return result
+
+    def _summarise(self, reason: str, cancel: threading.Event, usage: Usage) -> AgentOutcome:
+        """One last tool-less call so a stopped agent still reports (PARTIAL)."""
+        self.messages.append({"role": "user", "content": SUMMARY_REQUEST.format(reason=reason)})
+        self._publish(AgentNote(self.name, f"[stopped] {reason}; asking for a summary"))
+        try:
+            result = self._call(cancel, with_tools=False)
+        except ModelCancelled:
+            return self._finish("cancelled", "cancelled", "cancelled by the user", usage)
+        except ModelError as exc:
+            return self._finish("partial", "", f"{reason}; summary call failed: {exc}", usage)
+        self.messages.append(result.assistant_message())
+        return self._finish("partial", result.content, reason, usage + result.usage)
+
+    def _finish(self, status: OutcomeStatus, text: str, reason: str, usage: Usage) -> AgentOutcome:
+        self._publish(AgentFinished(self.name, status, text, reason))
+        return AgentOutcome(status, text, reason, usage)
+
+    def _maybe_compact(self) -> None:
+        compacted = compact(self.messages, self.max_history_chars)
+        if compacted is None:
+            return
+        before = len(self.messages)
+        self.messages[:] = compacted.messages
+        self._publish(Compaction(self.name, before, len(self.messages), compacted.stubbed))
+
+    # -- tools -------------------------------------------------------------------
+
+    def _run_tools(
+        self,
+        calls: tuple[ToolCall, ...],
+        cancel: threading.Event,
+        trusted_urls: "TrustedUrls | None",
+        guard: RunawayGuard,
+    ) -> str | None:
+        """Run one response's calls: consecutive read-only calls up to four at
+        a time, everything else alone and in order. Returns a stop reason when
+        the runaway guard ends the loop."""
+        from paicli_tui.tools.base import ToolContext
+        from paicli_tui.tools.trusted_urls import TrustedUrls
+
+        assert self.registry is not None
+        context = ToolContext(
+            actor=self.name,
+            cancel=cancel,
+            trusted_urls=trusted_urls if trusted_urls is not None else TrustedUrls(),
+            approver=self.approver if self.approver is not None else _deny_all(),
+            approval_mode=self.approval_mode,
+            bus=self.bus,
+        )
+        results: list[ToolResult] = []
+        for group in self._groups(calls):
+            if cancel.is_set():
+                break
+            for call in group:
+                self._publish(ToolCallStarted(self.name, call.id, call.name, call.arguments))
+            if len(group) == 1:
+                outcomes = [self.registry.execute(group[0], context)]
+            else:
+                with ThreadPoolExecutor(max_workers=READ_PARALLELISM, thread_name_prefix=f"{self.name}-read") as pool:
+                    outcomes = list(pool.map(lambda c: self.registry.execute(c, context), group))
+            for call, outcome in zip(group, outcomes):
+                self._publish(ToolCallFinished(self.name, call.id, call.name, outcome.ok, outcome.summary, outcome.content))
+            results.extend(outcomes)
+
+        stop: str | None = None
+        notes: list[str] = []
+        for call, outcome in zip(calls, results + [None] * (len(calls) - len(results))):
+            content = wrap_tool_result(outcome.content) if outcome is not None else wrap_tool_result("not run: cancelled")
+            self.messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+            if outcome is None:
+                continue
+            verdict = guard.observe(call.name, call.arguments, outcome.ok, outcome.content)
+            if verdict.stop and stop is None:
+                stop = f"runaway guard: {call.name} called 5 times in a row with the same arguments"
+            if verdict.note:
+                notes.append(verdict.note)
+        for note in notes:
+            self._publish(AgentNote(self.name, note))
+            self.messages.append({"role": "user", "content": note})
+        return stop
+
+    def _groups(self, calls: tuple[ToolCall, ...]) -> list[list[ToolCall]]:
+        assert self.registry is not None
+        groups: list[list[ToolCall]] = []
+        for call in calls:
+            read_only = self.registry.is_read_only(call.name)
+            if read_only and groups and len(groups[-1]) < READ_PARALLELISM and self.registry.is_read_only(groups[-1][0].name):
+                groups[-1].append(call)
+            else:
+                groups.append([call])
+        return groups
+
+    def _publish(self, event) -> None:
+        if self.bus is not None:
+            self.bus.publish(event)
+
+
+def _deny_all():
+    from paicli_tui.tools.approval import DenyApprover
+
+    return DenyApprover()
