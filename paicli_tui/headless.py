@@ -1,0 +1,110 @@
+"""Printers for `paicli run`: progress lines for people, JSON lines for tools.
+
+Both are bus subscribers called from engine threads; a lock keeps lines whole.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from typing import TextIO
+
+from paicli_tui import events as ev
+
+_ARG_PREVIEW = 100
+
+
+def _short(text: str, limit: int = _ARG_PREVIEW) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class TextPrinter:
+    """Streams the answer of a single agent; prefixes lines from parallel
+    agents with their name so interleaved output stays readable."""
+
+    def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
+        self.out = out or sys.stdout
+        self.err = err or sys.stderr
+        self._lock = threading.Lock()
+        self._streaming: str | None = None  # actor whose content is mid-line
+
+    def __call__(self, event: ev.Event) -> None:
+        with self._lock:
+            self._print(event)
+
+    def _line(self, text: str, stream: TextIO | None = None) -> None:
+        if self._streaming is not None:
+            self.out.write("\n")
+            self._streaming = None
+        (stream or self.out).write(text + "\n")
+        (stream or self.out).flush()
+
+    def _print(self, event: ev.Event) -> None:
+        if isinstance(event, ev.ModelDelta):
+            if event.kind == "content" and event.actor == "react":
+                self._streaming = event.actor
+                self.out.write(event.text)
+                self.out.flush()
+            return
+        if isinstance(event, ev.ModelResponse) and event.actor == "react" and self._streaming:
+            self.out.write("\n")
+            self.out.flush()
+            self._streaming = None
+            return
+        if isinstance(event, ev.ModelResponse) and event.unexecuted_markup:
+            self._line(f"! [{event.actor}] reply contains tool-call markup that was not executed: {event.unexecuted_markup}", self.err)
+        elif isinstance(event, ev.ToolCallStarted):
+            self._line(f"→ [{event.actor}] {event.tool} {_short(event.arguments)}")
+        elif isinstance(event, ev.ToolCallFinished):
+            mark = "✓" if event.ok else "✗"
+            self._line(f"  {mark} [{event.actor}] {event.tool}: {_short(event.summary)}")
+        elif isinstance(event, ev.ModelRetry):
+            self._line(f"… [{event.actor}] retry {event.attempt} in {event.delay_s:.1f}s: {event.reason}", self.err)
+        elif isinstance(event, ev.ModelError):
+            self._line(f"✗ [{event.actor}] model call failed: {event.message}", self.err)
+        elif isinstance(event, ev.AgentNote):
+            self._line(f"! [{event.actor}] {event.text}")
+        elif isinstance(event, ev.PlanProposed):
+            self._line(f"plan v{event.version} ({event.origin}): {len(event.plan.get('tasks', []))} tasks")
+        elif isinstance(event, ev.PlanRejected):
+            self._line(f"✗ plan rejected ({event.origin}): {event.error}", self.err)
+        elif isinstance(event, ev.TaskDispatched):
+            attempt = f" (attempt {event.attempt})" if event.attempt > 1 else ""
+            self._line(f"▶ {event.task_id} → {event.worker}{attempt}")
+        elif isinstance(event, ev.TaskStatusChanged) and event.status != "RUNNING":
+            detail = _short(event.error or event.result, 120)
+            self._line(f"■ {event.task_id} {event.status}" + (f": {detail}" if detail else ""))
+        elif isinstance(event, ev.ReplanTriggered):
+            self._line(f"↻ replanning after {event.failed_task} failed: {_short(event.reason)}")
+        elif isinstance(event, ev.ReviewVerdictGiven):
+            verdict = "approved" if event.approved else "rejected"
+            self._line(f"◆ review {event.step_id} attempt {event.attempt}: {verdict}" + (f" — {_short(event.feedback)}" if event.feedback and not event.approved else ""))
+        elif isinstance(event, ev.WorkerReportParsed) and event.status != "completed":
+            self._line(f"◆ {event.step_id} report: {event.status} {_short(event.reason)}")
+        elif isinstance(event, ev.RunFinished):
+            self._line(event.summary)
+        elif isinstance(event, ev.ApprovalDecided) and event.decision not in ("yes", "always", "auto-approved"):
+            self._line(f"✗ [{event.actor}] {event.tool} not approved: {event.reason or event.decision}")
+
+
+class JsonPrinter:
+    """One JSON object per event (streaming deltas left out) on stdout."""
+
+    def __init__(self, out: TextIO | None = None) -> None:
+        self.out = out or sys.stdout
+        self._lock = threading.Lock()
+
+    def __call__(self, event: ev.Event) -> None:
+        if isinstance(event, ev.ModelDelta):
+            return
+        line = json.dumps({"event": event.name, "actor": event.actor, **event.payload()}, ensure_ascii=False, default=str)
+        with self._lock:
+            self.out.write(line + "\n")
+            self.out.flush()
+
+    def final(self, data: dict) -> None:
+        with self._lock:
+            self.out.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
+            self.out.flush()

@@ -1,0 +1,297 @@
+"""One interactive session: the facade the TUI and the headless runner drive.
+
+A session owns the bus, the ledger, the model client, the tool registry and
+the ReAct conversation. Each submitted input runs as one job on the session's
+own engine thread; plan and team runs start their own worker pools. Nothing
+here touches the UI: everything observable is an event on ``bus``.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from paicli_tui.agent.budget import Budget
+from paicli_tui.agent.loop import Agent
+from paicli_tui.config import Settings
+from paicli_tui.events import Event, EventBus, ModeChanged, ModelResponse, SessionStarted
+from paicli_tui.ledger import Ledger, new_session_id
+from paicli_tui.llm.types import Usage
+
+if TYPE_CHECKING:
+    from paicli_tui.plan.model import Plan
+    from paicli_tui.plan.review import PlanReviewer
+    from paicli_tui.tools.approval import Approver
+
+MODES = ("auto", "plan", "ask")
+RunKind = Literal["react", "plan", "team", "command"]
+
+
+class SessionBusy(RuntimeError):
+    """Input arrived while a turn or run is still going."""
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    kind: RunKind
+    ok: bool
+    status: str  # final/partial/cancelled/failed for react; a plan status otherwise
+    text: str = ""
+
+
+class Session:
+    def __init__(
+        self,
+        settings: Settings,
+        workspace: Path,
+        *,
+        approver: "Approver | None" = None,
+        plan_reviewer: "PlanReviewer | None" = None,
+        transport=None,
+        session_id: str | None = None,
+    ) -> None:
+        from paicli_tui.llm.client import ChatClient
+        from paicli_tui.prompt_assembler import PromptAssembler
+        from paicli_tui.tools.approval import DenyApprover
+        from paicli_tui.tools.registry import ToolRegistry
+
+        self.settings = settings
+        self.workspace = workspace
+        self.session_id = session_id or new_session_id()
+        self.bus = EventBus(self.session_id)
+        provider = settings.resolved()
+        api_key = provider.api_key()
+        self.ledger = Ledger(self.bus, redact=(api_key,) if api_key else ())
+        self.client = ChatClient.from_settings(settings, session_id=self.session_id, bus=self.bus, transport=transport)
+        self.model_label = self.client.model_label
+        self.registry = ToolRegistry(workspace, settings)
+        self.assembler = PromptAssembler(workspace)
+        self.approver = approver or DenyApprover()
+        self.plan_reviewer = plan_reviewer
+        self._approval_mode = settings.approval_mode
+        self.usage = Usage()
+        self._usage_lock = threading.Lock()
+        self.bus.subscribe(self._count_usage)
+        self._jobs = ThreadPoolExecutor(max_workers=1, thread_name_prefix="paicli-session")
+        self._cancel = threading.Event()
+        self._busy = threading.Lock()
+        self._react: Agent | None = None
+        self.bus.publish(
+            SessionStarted("session", self._approval_mode, "", self.model_label, provider.base_url, str(workspace))
+        )
+
+    # -- state -------------------------------------------------------------------
+
+    @property
+    def approval_mode(self) -> str:
+        return self._approval_mode
+
+    @approval_mode.setter
+    def approval_mode(self, mode: str) -> None:
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+        self._approval_mode = mode
+        if self._react is not None:
+            self._react.approval_mode = mode
+        self.bus.publish(ModeChanged("session", mode))
+
+    def cycle_mode(self) -> str:
+        self.approval_mode = MODES[(MODES.index(self._approval_mode) + 1) % len(MODES)]
+        return self._approval_mode
+
+    @property
+    def busy(self) -> bool:
+        return self._busy.locked()
+
+    def _count_usage(self, event: Event) -> None:
+        if isinstance(event, ModelResponse):
+            with self._usage_lock:
+                self.usage = self.usage + Usage(event.prompt_tokens, event.completion_tokens, event.cached_tokens)
+
+    # -- input -------------------------------------------------------------------
+
+    def submit(self, text: str) -> "Future[RunOutcome]":
+        """Run one input on the engine thread. ``/plan GOAL`` and ``/team GOAL``
+        win over the mode (P-6.5); plain text goes to /plan in plan mode."""
+        text = text.strip()
+        command, _, rest = text.partition(" ")
+        if command == "/plan":
+            return self.start_plan(rest.strip())
+        if command == "/team":
+            return self.start_team(rest.strip())
+        if command == "/clear":
+            return self._start(self._clear_job)
+        if self._approval_mode == "plan":
+            return self.start_plan(text)
+        return self.start_react(text)
+
+    def start_react(self, text: str) -> "Future[RunOutcome]":
+        return self._start(self.run_react, text)
+
+    def start_plan(self, goal: str, plan: "Plan | None" = None) -> "Future[RunOutcome]":
+        return self._start(self.run_plan, goal, plan)
+
+    def start_team(self, goal: str, plan: "Plan | None" = None) -> "Future[RunOutcome]":
+        return self._start(self.run_team, goal, plan)
+
+    def _start(self, job, *args) -> "Future[RunOutcome]":
+        if not self._busy.acquire(blocking=False):
+            raise SessionBusy("still working on the previous request (Esc cancels it)")
+        self._cancel = threading.Event()
+
+        def run() -> RunOutcome:
+            try:
+                return job(*args)
+            finally:
+                self.bus.mode = "react"
+                self._busy.release()
+
+        return self._jobs.submit(run)
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def clear(self) -> None:
+        """Forget the ReAct conversation (a new agent, a new system prompt)."""
+        if self._react is not None:
+            self._react.clear_history()
+        self._react = None
+
+    def _clear_job(self) -> RunOutcome:
+        self.clear()
+        return RunOutcome("command", True, "final", "conversation cleared")
+
+    def close(self) -> None:
+        self.cancel()
+        self._jobs.shutdown(wait=True, cancel_futures=True)
+        self.client.close()
+        self.ledger.close()
+
+    # -- runs --------------------------------------------------------------------
+
+    def _budget(self) -> Budget:
+        s = self.settings
+        return Budget(max_turns=s.max_turns, max_tokens=s.max_tokens, max_seconds=s.max_seconds)
+
+    def _new_agent(self, name: str, role: str, *, task_type: str | None = None, tools: bool = True) -> Agent:
+        prompt = self.assembler.system_prompt(role, approval_mode=self._approval_mode, task_type=task_type)
+        return Agent(
+            name,
+            client=self.client,
+            system_prompt=prompt,
+            registry=self.registry if tools else None,
+            bus=self.bus,
+            approver=self.approver,
+            approval_mode=self._approval_mode,
+            budget=self._budget(),
+            max_history_chars=self.settings.max_history_chars,
+        )
+
+    def run_react(self, text: str) -> RunOutcome:
+        from paicli_tui.prompt_assembler import with_turn_context
+        from paicli_tui.tools.trusted_urls import TrustedUrls
+
+        self.bus.mode = "react"
+        if not text:
+            return RunOutcome("react", False, "failed", "nothing to do: the input was empty")
+        if self._react is None:
+            self._react = self._new_agent("react", "react")
+        outcome = self._react.run_turn(
+            with_turn_context(text), cancel=self._cancel, trusted_urls=TrustedUrls.from_user_text(text)
+        )
+        text_out = outcome.text if outcome.status != "failed" else outcome.reason
+        return RunOutcome("react", outcome.status == "final", outcome.status, text_out)
+
+    def run_plan(self, goal: str, plan: "Plan | None" = None) -> RunOutcome:
+        from paicli_tui.plan.context import task_message
+        from paicli_tui.plan.executor import PlanExecutor, TaskOutcome
+        from paicli_tui.plan.planner import Planner
+        from paicli_tui.prompt_assembler import with_turn_context
+        from paicli_tui.tools.trusted_urls import TrustedUrls
+
+        self.bus.mode = "plan"
+        if not goal and plan is None:
+            return RunOutcome("plan", False, "FAILED", "usage: /plan GOAL")
+        cancel = self._cancel
+        planner = Planner(self.client, self.assembler, agent="planner", role="planner", id_prefix="task", bus=self.bus)
+        planned = self._plan_and_review(planner, goal, plan, cancel)
+        if isinstance(planned, RunOutcome):
+            return planned
+        trusted = TrustedUrls.from_user_text(goal)
+
+        def run_task(task, current_plan, worker, task_cancel) -> TaskOutcome:
+            agent = self._new_agent(task.id, "task", task_type=task.type.value)
+            message = with_turn_context(task_message(goal, current_plan, task))
+            outcome = agent.run_turn(message, cancel=task_cancel, trusted_urls=trusted.fork())
+            if outcome.status in ("final", "partial"):
+                result = outcome.text if outcome.status == "final" else f"[partial: {outcome.reason}]\n{outcome.text}"
+                return TaskOutcome("completed", result)
+            if outcome.status == "cancelled":
+                return TaskOutcome("cancelled", "", "cancelled")
+            return TaskOutcome("failed", outcome.text, outcome.reason)
+
+        def replan(current_plan, failed_task, reason):
+            return planner.replan(goal, current_plan, failed_task, reason, cancel=cancel)
+
+        executor = PlanExecutor(
+            planned,
+            run_task,
+            goal=goal,
+            bus=self.bus,
+            policy=self.settings.schedule,
+            parallelism=self.settings.parallelism,
+            replanner=replan,
+        )
+        report = executor.run(cancel)
+        return RunOutcome("plan", report.status.value == "COMPLETED", report.status.value, report.summary)
+
+    def run_team(self, goal: str, plan: "Plan | None" = None) -> RunOutcome:
+        from paicli_tui.plan.planner import Planner
+        from paicli_tui.team.orchestrator import TeamOrchestrator
+        from paicli_tui.tools.trusted_urls import TrustedUrls
+
+        self.bus.mode = "team"
+        if not goal and plan is None:
+            return RunOutcome("team", False, "FAILED", "usage: /team GOAL")
+        cancel = self._cancel
+        orchestrator = TeamOrchestrator(
+            client=self.client,
+            registry=self.registry,
+            assembler=self.assembler,
+            bus=self.bus,
+            approver=self.approver,
+            settings=self.settings,
+            approval_mode=self._approval_mode,
+        )
+        planner = Planner(self.client, self.assembler, agent="planner", role="team-planner", id_prefix="step", bus=self.bus)
+        review = self.settings.team_review
+        planned = self._plan_and_review(planner, goal, plan, cancel, create=orchestrator.plan, review=review)
+        if isinstance(planned, RunOutcome):
+            return planned
+        report = orchestrator.run(goal, planned, cancel, TrustedUrls.from_user_text(goal))
+        return RunOutcome("team", report.status.value == "COMPLETED", report.status.value, report.summary)
+
+    def _plan_and_review(self, planner, goal, plan, cancel, *, create=None, review: bool = True):
+        """Plan (unless a plan was given) and let the person review it.
+        Returns the approved plan or a RunOutcome explaining why not."""
+        from paicli_tui.llm.types import ModelError
+        from paicli_tui.plan.parser import PlanError
+        from paicli_tui.plan.review import review_loop
+
+        kind = "team" if planner.id_prefix == "step" else "plan"
+        if plan is None:
+            try:
+                plan = create(goal, cancel) if create else planner.create(goal, cancel=cancel)
+            except (PlanError, ModelError) as exc:
+                return RunOutcome(kind, False, "FAILED", f"planning failed: {exc}")
+        if self.plan_reviewer is not None and review:
+            approved = review_loop(planner, self.plan_reviewer, goal, plan)
+            if approved is None:
+                return RunOutcome(kind, False, "CANCELLED", "plan cancelled before it ran")
+            plan = approved
+        if cancel.is_set():
+            return RunOutcome(kind, False, "CANCELLED", "cancelled")
+        return plan
