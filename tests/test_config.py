@@ -1,0 +1,96 @@
+"""Settings: file → environment → flags, one-line errors (issue 2)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from paicli_tui.config import PRESETS, ConfigError, config_file, data_dir, load_settings, remember
+
+
+def test_paicli_home_points_config_and_data_at_one_folder(paicli_home):
+    assert config_file() == paicli_home / "config.toml"
+    assert data_dir() == paicli_home
+
+
+def test_defaults_come_from_the_preset():
+    resolved = load_settings({"provider": "deepseek"}).resolved()
+    assert resolved.base_url == PRESETS["deepseek"]["base_url"]
+    assert resolved.api_key_env == "DEEPSEEK_API_KEY"
+
+
+@pytest.mark.parametrize("name", ["openai", "deepseek", "glm", "ollama", "llamacpp", "custom"])
+def test_every_preset_resolves(name):
+    resolved = load_settings({"provider": name}).resolved()
+    assert resolved.base_url.startswith("http") and resolved.model
+
+
+def test_precedence_file_then_environment_then_flags(paicli_home, monkeypatch):
+    (paicli_home / "config.toml").write_text('model = "from-file"\nworkers = 3\n', encoding="utf-8")
+    assert load_settings().model == "from-file"
+    monkeypatch.setenv("PAICLI_MODEL", "from-env")
+    settings = load_settings()
+    assert settings.model == "from-env" and settings.workers == 3
+    assert load_settings({"model": "from-flag", "workers": None}).model == "from-flag"
+
+
+def test_api_key_is_read_from_the_named_variable(monkeypatch):
+    monkeypatch.setenv("MY_KEY", "sk-test-123456789")
+    assert load_settings({"api_key_env": "MY_KEY"}).resolved().api_key() == "sk-test-123456789"
+    assert load_settings({"provider": "ollama"}).resolved().api_key() is None
+
+
+@pytest.mark.parametrize(
+    "content, key, words",
+    [
+        ("workers = -1\n", "workers", "greater than or equal"),
+        ('provider = "nope"\n', "provider", "Input should be"),
+        ("colour = 1\n", "colour", "unknown setting"),
+        ("workers = [\n", None, "not valid TOML"),
+    ],
+)
+def test_bad_config_is_one_line_naming_file_key_and_problem(paicli_home, content, key, words):
+    (paicli_home / "config.toml").write_text(content, encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        load_settings()
+    message = str(info.value)
+    assert "\n" not in message and str(paicli_home / "config.toml") in message and words in message
+    if key:
+        assert key in message
+
+
+def test_bad_environment_value_names_the_source(monkeypatch):
+    monkeypatch.setenv("PAICLI_WORKERS", "many")
+    with pytest.raises(ConfigError, match="environment: workers"):
+        load_settings()
+
+
+def test_remember_keeps_other_lines(paicli_home):
+    path = paicli_home / "config.toml"
+    path.write_text('# mine\nmodel = "x"\ntheme = "old"\n', encoding="utf-8")
+    remember("theme", "paicli-light")
+    text = path.read_text(encoding="utf-8")
+    assert '# mine' in text and 'model = "x"' in text and 'theme = "paicli-light"' in text
+    assert load_settings().theme == "paicli-light"
+
+
+def test_cli_exits_2_on_bad_config(paicli_home, tmp_path):
+    (paicli_home / "config.toml").write_text("parallelism = 0\n", encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "paicli_tui", "run", "--mode", "plan", "goal"],
+        capture_output=True, text=True, timeout=30, cwd=tmp_path,
+    )
+    assert proc.returncode == 2
+    assert "parallelism" in proc.stderr and proc.stderr.count("\n") == 1
+
+
+def test_version_and_help_do_not_import_textual(tmp_path):
+    code = (
+        "import sys\nfrom paicli_tui.cli import main\n"
+        "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+        "print('textual' in sys.modules)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30, cwd=tmp_path)
+    assert proc.stdout.strip().endswith("False"), proc.stdout
