@@ -1,0 +1,75 @@
+"""What every tool shares: its result, the per-call context, and the Tool
+base class the registry drives."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from paicli_tui.tools.approval import Approver
+from paicli_tui.tools.trusted_urls import TrustedUrls
+
+if TYPE_CHECKING:
+    from paicli_tui.events import EventBus
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    ok: bool
+    content: str
+    """Full text for the model (the loop wraps it as untrusted data)."""
+    summary: str
+    """One short line for the UI."""
+
+
+@dataclass
+class ToolContext:
+    actor: str
+    cancel: threading.Event
+    trusted_urls: TrustedUrls
+    approver: Approver
+    approval_mode: str = "auto"
+    """auto | ask | plan (plan behaves as auto for approvals)."""
+    bus: "EventBus | None" = None
+
+
+class ToolError(Exception):
+    """A refusal or failure the model should read: ``str()`` is one line."""
+
+
+class Tool:
+    """One tool: a JSON Schema for its arguments and a ``run`` that gets
+    already-validated arguments. ``run`` may raise ToolError; the registry
+    turns it into a failed result."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    parameters: ClassVar[dict[str, Any]]
+    read_only: ClassVar[bool] = True
+
+    def __init__(self, workspace: Path) -> None:
+        self.workspace = workspace
+
+    def schema(self) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
+
+    def preview(self, args: dict[str, Any]) -> str:
+        """What an approval request shows (a diff, the command). May raise
+        ToolError so a call that cannot succeed is refused before asking."""
+        return ""
+
+    def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        raise ToolError(f"{self.name} cannot run")
+
+
+def object_schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {many or word + 's'}"

@@ -1,0 +1,110 @@
+"""list_dir and glob_files."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from paicli_tui.tools.base import Tool, ToolContext, ToolError, ToolResult, object_schema, plural
+from paicli_tui.tools.sandbox import display_path, resolve_in_workspace
+from paicli_tui.tools.walk import workspace_files
+
+LIST_CAP = 1000
+GLOB_CAP = 500
+
+
+class ListDir(Tool):
+    name = "list_dir"
+    description = ("List one directory of the workspace (not recursive). Directories end with '/', "
+                   "files show their size in bytes.")
+    parameters = object_schema({
+        "path": {"type": "string", "description": "Directory relative to the workspace root (default '.')."},
+    }, [])
+
+    def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        path = resolve_in_workspace(self.workspace, args.get("path") or ".")
+        shown = display_path(self.workspace, path)
+        if not path.exists():
+            raise ToolError(f"{shown} does not exist")
+        if not path.is_dir():
+            raise ToolError(f"{shown} is a file, not a directory; use read_file")
+        entries = sorted(path.iterdir(), key=lambda p: (not p.is_dir(), p.name))
+        lines = [_describe(entry) for entry in entries[:LIST_CAP]]
+        if len(entries) > LIST_CAP:
+            lines.append(f"[{len(entries) - LIST_CAP} more entries not shown]")
+        body = "\n".join(lines) if lines else "(empty directory)"
+        return ToolResult(True, body, f"listed {plural(len(entries), 'entry', 'entries')} in {shown}")
+
+
+def _describe(entry: Path) -> str:
+    if entry.is_symlink():
+        return f"{entry.name}@"
+    if entry.is_dir():
+        return f"{entry.name}/"
+    try:
+        return f"{entry.name}  {entry.stat().st_size}"
+    except OSError:
+        return entry.name
+
+
+class GlobFiles(Tool):
+    name = "glob_files"
+    description = ("Find workspace files whose path (relative to the workspace root) matches a glob pattern: "
+                   "'*' and '?' stay within one directory, '**' spans directories (e.g. '**/*.py', 'src/**/test_*.py'). "
+                   f"Skips .git, virtualenvs, node_modules and git-ignored files; at most {GLOB_CAP} results.")
+    parameters = object_schema({
+        "pattern": {"type": "string", "minLength": 1, "description": "Glob relative to the workspace root."},
+    }, ["pattern"])
+
+    def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        pattern = args["pattern"].strip()
+        if pattern.startswith(("/", "~")) or ".." in Path(pattern).parts:
+            raise ToolError(f"refused: pattern {pattern!r} must be relative to the workspace and stay inside it")
+        matcher = glob_regex(pattern)
+        root = self.workspace.resolve()
+        matches = []
+        for path in workspace_files(root, ctx.cancel):
+            relative = path.relative_to(root).as_posix()
+            if matcher.fullmatch(relative):
+                matches.append(relative)
+        matches.sort()
+        shown = matches[:GLOB_CAP]
+        body = "\n".join(shown) if shown else f"no files match {pattern!r}"
+        if len(matches) > GLOB_CAP:
+            body += f"\n[{len(matches) - GLOB_CAP} more matches not shown; narrow the pattern]"
+        return ToolResult(True, body, f"{plural(len(matches), 'file')} match {pattern}")
+
+
+@lru_cache(maxsize=128)
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """Translate a glob into a regex over '/'-separated relative paths."""
+    out = []
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        if pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        if char == "*":
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif char == "[" and "]" in pattern[i + 1:]:
+            end = pattern.index("]", i + 1)
+            body = pattern[i + 1:end]
+            if body.startswith("!"):
+                body = "^" + body[1:]
+            out.append(f"[{body.replace(chr(92), chr(92) * 2)}]")
+            i = end + 1
+            continue
+        else:
+            out.append(re.escape(char))
+        i += 1
+    return re.compile("".join(out))

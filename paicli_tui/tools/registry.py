@@ -1,0 +1,104 @@
+"""The tool registry: schemas for the model, validation, approvals and
+execution. ``execute`` never raises: every problem becomes a failed result
+the model can read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable
+
+import jsonschema
+from jsonschema.exceptions import best_match
+
+from paicli_tui.config import Settings
+from paicli_tui.llm.types import ToolCall
+from paicli_tui.tools.approval import ApprovalPolicy
+from paicli_tui.tools.base import Tool, ToolContext, ToolError, ToolResult
+from paicli_tui.tools.files import EditFile, ReadFile, WriteFile
+from paicli_tui.tools.gate import ApprovalGate
+from paicli_tui.tools.grep import GrepCode
+from paicli_tui.tools.listing import GlobFiles, ListDir
+from paicli_tui.tools.risk import RiskVerdict
+from paicli_tui.tools.search import SearchBackend, SearxngBackend, WebSearch
+from paicli_tui.tools.shell import ExecuteCommand
+from paicli_tui.tools.web import WebFetch
+
+
+class ToolRegistry:
+    def __init__(
+        self,
+        workspace: Path,
+        settings: Settings,
+        *,
+        search_backend: SearchBackend | None = None,
+        risk_checker: Callable[[str], RiskVerdict | None] | None = None,
+    ) -> None:
+        self.workspace = workspace.resolve()
+        self.settings = settings
+        if search_backend is None and settings.search_url:
+            search_backend = SearxngBackend(settings.search_url)
+        tools: list[Tool] = [
+            ReadFile(self.workspace), ListDir(self.workspace), GlobFiles(self.workspace), GrepCode(self.workspace),
+            WriteFile(self.workspace), EditFile(self.workspace),
+            ExecuteCommand(self.workspace, settings.command_timeout), WebFetch(self.workspace),
+        ]
+        if search_backend is not None:
+            tools.append(WebSearch(self.workspace, search_backend))
+        self._tools = {tool.name: tool for tool in tools}
+        self._validators = {tool.name: jsonschema.Draft202012Validator(tool.parameters) for tool in tools}
+        self.approvals = ApprovalPolicy()
+        self._gate = ApprovalGate(self.workspace, self.approvals, risk_checker)
+
+    def schemas(self) -> list[dict]:
+        return [tool.schema() for tool in self._tools.values()]
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def is_read_only(self, name: str) -> bool:
+        tool = self._tools.get(name)
+        return tool is not None and tool.read_only
+
+    def execute(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
+        tool = self._tools.get(call.name)
+        if tool is None:
+            return _failed(f"unknown tool {call.name!r}; available tools: {', '.join(self._tools)}", "unknown tool")
+        try:
+            args = self._arguments(tool, call.arguments)
+            if ctx.cancel.is_set():
+                return _failed("cancelled before it started", "cancelled")
+            gate = self._gate.check(tool, args, ctx)
+            if not gate.allowed:
+                return ToolResult(False, gate.denial, gate.denial)
+            return tool.run(args, ctx)
+        except ToolError as exc:
+            return _failed(str(exc), str(exc))
+        except OSError as exc:
+            message = f"{call.name} failed: {exc.strerror or type(exc).__name__}" + (
+                f": {exc.filename}" if exc.filename else "")
+            return _failed(message, message)
+        except Exception as exc:  # a tool bug must reach the model as a result, not crash the loop
+            return _failed(f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}", f"{call.name} crashed")
+
+    def _arguments(self, tool: Tool, raw: str) -> dict[str, Any]:
+        prefix = f"invalid arguments for {tool.name}"
+        try:
+            args = json.loads(raw) if raw and raw.strip() else {}
+        except json.JSONDecodeError as exc:
+            raise ToolError(f"{prefix}: not valid JSON ({exc.msg} at position {exc.pos})") from None
+        if not isinstance(args, dict):
+            raise ToolError(f"{prefix}: expected a JSON object, got {type(args).__name__}")
+        error = best_match(self._validators[tool.name].iter_errors(args))
+        if error is not None:
+            where = "/".join(str(part) for part in error.absolute_path)
+            if error.validator == "additionalProperties":
+                allowed = ", ".join(tool.parameters["properties"])
+                raise ToolError(f"{prefix}: {error.message}; allowed arguments: {allowed}")
+            raise ToolError(f"{prefix}: {where + ': ' if where else ''}{error.message}")
+        return args
+
+
+def _failed(content: str, summary: str) -> ToolResult:
+    first_line = summary.splitlines()[0] if summary else "failed"
+    return ToolResult(False, content, first_line[:160])

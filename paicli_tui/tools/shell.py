@@ -1,0 +1,60 @@
+"""execute_command: a shell command in the workspace (P-6.4)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from paicli_tui.tools.base import Tool, ToolContext, ToolResult, object_schema
+from paicli_tui.tools.process import run_command
+
+MAX_TIMEOUT_S = 600.0
+
+
+class ExecuteCommand(Tool):
+    name = "execute_command"
+    read_only = False
+    parameters = object_schema({
+        "command": {"type": "string", "minLength": 1, "description": "Shell command (bash), run in the workspace root."},
+        "timeout": {"type": "number", "exclusiveMinimum": 0,
+                    "description": f"Seconds before the command and its children are killed (max {int(MAX_TIMEOUT_S)})."},
+    }, ["command"])
+
+    def __init__(self, workspace, default_timeout: float) -> None:
+        super().__init__(workspace)
+        self.default_timeout = default_timeout
+
+    @property
+    def description(self) -> str:  # type: ignore[override]
+        return (
+            "Run a shell command with the workspace root as working directory; stdin is closed, stdout and stderr "
+            f"are merged and capped (head and tail kept). Default timeout {self.default_timeout:g} s; on timeout the "
+            "whole process group is killed. Background processes must redirect their output or they are stopped "
+            "when the command exits. Returns the exit code and output."
+        )
+
+    def preview(self, args: dict[str, Any]) -> str:
+        return args["command"]
+
+    def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        requested = args.get("timeout", self.default_timeout)
+        timeout = min(float(requested), MAX_TIMEOUT_S)
+        outcome = run_command(args["command"], self.workspace, timeout, ctx.cancel)
+        seconds = f"{outcome.duration_s:.1f}s"
+        notes = []
+        if requested > MAX_TIMEOUT_S:
+            notes.append(f"[timeout capped at {MAX_TIMEOUT_S:g} s]")
+        if outcome.stopped == "timeout":
+            head = f"timed out after {timeout:g} s; the process group was killed"
+            summary = f"timed out after {timeout:g}s"
+        elif outcome.stopped == "cancelled":
+            head = "cancelled; the process group was killed"
+            summary = "cancelled"
+        else:
+            head = f"exit code {outcome.exit_code}"
+            summary = f"exit {outcome.exit_code} in {seconds}"
+            if outcome.stopped == "stray":
+                notes.append("[background processes still held the output after the command exited and were "
+                             "stopped; redirect their output (> file 2>&1 &) to keep them running]")
+        body = "\n".join([head, *notes, outcome.output.rstrip("\n") or "(no output)"])
+        ok = outcome.stopped in (None, "stray") and outcome.exit_code == 0
+        return ToolResult(ok, body, summary)
