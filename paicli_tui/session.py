@@ -249,7 +249,6 @@ class Session:
         return RunOutcome("plan", report.status.value == "COMPLETED", report.status.value, report.summary)
 
     def run_team(self, goal: str, plan: "Plan | None" = None) -> RunOutcome:
-        from paicli_tui.plan.planner import Planner
         from paicli_tui.team.orchestrator import TeamOrchestrator
         from paicli_tui.tools.trusted_urls import TrustedUrls
 
@@ -266,9 +265,8 @@ class Session:
             settings=self.settings,
             approval_mode=self._approval_mode,
         )
-        planner = Planner(self.client, self.assembler, agent="planner", role="team-planner", id_prefix="step", bus=self.bus)
         review = self.settings.team_review
-        planned = self._plan_and_review(planner, goal, plan, cancel, create=orchestrator.plan, review=review)
+        planned = self._plan_and_review(orchestrator.planner, goal, plan, cancel, create=orchestrator.plan, review=review)
         if isinstance(planned, RunOutcome):
             return planned
         report = orchestrator.run(goal, planned, cancel, TrustedUrls.from_user_text(goal))

@@ -1,0 +1,114 @@
+"""Team mode (P-5): a planner makes a `step_` plan, a pool of workers runs it
+through the plan engine's scheduler, and a fail-closed reviewer judges every
+step. All sub-agents share one client, one tool registry and one bus; each
+has its own history."""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+from paicli_tui.agent.budget import Budget
+from paicli_tui.agent.loop import Agent
+from paicli_tui.events import EventBus
+from paicli_tui.plan.executor import ExecutionReport, PlanExecutor
+from paicli_tui.plan.model import Plan
+from paicli_tui.plan.planner import Planner
+from paicli_tui.team.messages import AgentRole
+from paicli_tui.team.step_runner import StepRunner
+from paicli_tui.team.subagent import ORCHESTRATOR, SubAgent
+
+if TYPE_CHECKING:
+    from paicli_tui.config import Settings
+    from paicli_tui.llm.client import ChatClient
+    from paicli_tui.prompt_assembler import PromptAssembler
+    from paicli_tui.tools.approval import Approver
+    from paicli_tui.tools.registry import ToolRegistry
+    from paicli_tui.tools.trusted_urls import TrustedUrls
+
+
+def worker_names(count: int) -> list[str]:
+    return [f"worker-{i}" for i in range(1, count + 1)]
+
+
+class TeamOrchestrator:
+    def __init__(
+        self,
+        *,
+        client: "ChatClient",
+        registry: "ToolRegistry",
+        assembler: "PromptAssembler",
+        bus: EventBus,
+        approver: "Approver | None",
+        settings: "Settings",
+        approval_mode: str = "auto",
+    ) -> None:
+        self.client = client
+        self.registry = registry
+        self.assembler = assembler
+        self.bus = bus
+        self.approver = approver
+        self.settings = settings
+        self.approval_mode = approval_mode
+        self.planner = Planner(client, assembler, agent="planner", role="team-planner", id_prefix="step", bus=bus)
+        self._reviewers: dict[str, SubAgent] = {}
+        self._reviewers_lock = threading.Lock()
+
+    def plan(self, goal: str, cancel: threading.Event | None = None) -> Plan:
+        """The team plan (`step_` ids, P-5.0). Raises PlanError for a reply
+        that fails validation and ModelError when the call itself fails."""
+        return self.planner.create(goal, cancel=cancel)
+
+    def run(
+        self,
+        goal: str,
+        plan: Plan,
+        cancel: threading.Event,
+        trusted_urls: "TrustedUrls | None" = None,
+    ) -> ExecutionReport:
+        """Run every step on the worker pool; parallelism = worker count,
+        no replanning (a failed or blocked step skips its dependents only)."""
+        from paicli_tui.tools.trusted_urls import TrustedUrls
+
+        names = worker_names(self.settings.workers)
+        runner = StepRunner(
+            goal=goal,
+            workers={name: SubAgent(AgentRole.WORKER, name, self._agent(name, "team-worker", tools=True)) for name in names},
+            reviewer=self._reviewer,
+            bus=self.bus,
+            trusted_urls=trusted_urls if trusted_urls is not None else TrustedUrls(),
+        )
+        executor = PlanExecutor(
+            plan,
+            runner,
+            goal=goal,
+            bus=self.bus,
+            policy=self.settings.schedule,
+            parallelism=len(names),
+            workers=names,
+            replanner=None,
+            actor=ORCHESTRATOR,
+        )
+        return executor.run(cancel)
+
+    def _reviewer(self, name: str) -> SubAgent:
+        """``reviewer`` or ``reviewer-step_K``, made on first use; tool-less."""
+        with self._reviewers_lock:
+            if name not in self._reviewers:
+                agent = self._agent(name, "team-reviewer", tools=False)
+                self._reviewers[name] = SubAgent(AgentRole.REVIEWER, name, agent)
+            return self._reviewers[name]
+
+    def _agent(self, name: str, role: str, *, tools: bool) -> Agent:
+        settings = self.settings
+        return Agent(
+            name,
+            client=self.client,
+            system_prompt=self.assembler.system_prompt(role, approval_mode=self.approval_mode),
+            registry=self.registry if tools else None,
+            bus=self.bus,
+            approver=self.approver,
+            approval_mode=self.approval_mode,
+            budget=Budget(max_turns=settings.max_turns, max_tokens=settings.max_tokens, max_seconds=settings.max_seconds),
+            max_history_chars=settings.max_history_chars,
+        )

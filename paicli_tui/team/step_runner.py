@@ -1,0 +1,148 @@
+"""One team step from dispatch to verdict (P-5.4–P-5.9): worker attempt →
+report → fail-closed review → retry with the feedback, at most twice."""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Callable
+
+from paicli_tui.events import (
+    EventBus,
+    ReviewStarted,
+    ReviewVerdictGiven,
+    StepRetry,
+    TaskDispatched,
+    WorkerReportParsed,
+)
+from paicli_tui.plan.executor import TaskOutcome
+from paicli_tui.plan.model import Plan, Task
+from paicli_tui.prompt_assembler import with_turn_context
+from paicli_tui.team.messages import AgentMessage, MessageType
+from paicli_tui.team.step_context import BranchUrls, flatten, retry_message, review_message, step_message
+from paicli_tui.team.structured import StructuredReplyError, parse_worker_report
+from paicli_tui.team.subagent import SubAgent, feedback_message, task_message
+
+if TYPE_CHECKING:
+    from paicli_tui.tools.trusted_urls import TrustedUrls
+
+#: The first attempt plus at most two retries (P-5.7).
+MAX_ATTEMPTS = 3
+
+
+class ActiveSteps:
+    """Which steps are running now, and which ran alongside another one.
+
+    A step that overlapped another step is in a parallel round and gets its
+    own ``reviewer-step_K`` (P-5.2); a step that ran alone uses ``reviewer``.
+    No two running steps can both be alone, so ``reviewer`` never serves two
+    reviews at once.
+    """
+
+    def __init__(self) -> None:
+        self._active: set[str] = set()
+        self._overlapped: set[str] = set()
+        self._lock = threading.Lock()
+
+    def enter(self, step_id: str) -> None:
+        with self._lock:
+            if self._active:
+                self._overlapped |= self._active | {step_id}
+            self._active.add(step_id)
+
+    def leave(self, step_id: str) -> None:
+        with self._lock:
+            self._active.discard(step_id)
+            self._overlapped.discard(step_id)
+
+    def reviewer_name(self, step_id: str) -> str:
+        with self._lock:
+            return f"reviewer-{step_id}" if step_id in self._overlapped else "reviewer"
+
+
+class StepRunner:
+    """The plan executor's TaskRunner for team steps. The executor hands each
+    step a free worker name and never gives one worker two steps at once."""
+
+    def __init__(
+        self,
+        *,
+        goal: str,
+        workers: dict[str, SubAgent],
+        reviewer: Callable[[str], SubAgent],
+        bus: EventBus,
+        trusted_urls: "TrustedUrls",
+    ) -> None:
+        self.goal = goal
+        self.workers = workers
+        self.reviewer = reviewer
+        self.bus = bus
+        self.trusted_urls = trusted_urls
+        self.branch_urls = BranchUrls()
+        self.active = ActiveSteps()
+
+    def __call__(self, task: Task, plan: Plan, worker_name: str, cancel: threading.Event) -> TaskOutcome:
+        worker = self.workers[worker_name]
+        self.active.enter(task.id)
+        try:
+            return self._run(task, plan, worker, cancel)
+        finally:
+            worker.clear_history()  # the step boundary (P-5.4)
+            self.active.leave(task.id)
+
+    def _run(self, task: Task, plan: Plan, worker: SubAgent, cancel: threading.Event) -> TaskOutcome:
+        inherited = self.branch_urls.inherited(plan, task)
+        branch = self.trusted_urls.fork(flatten(inherited))
+        message = task_message(with_turn_context(step_message(self.goal, plan, task, inherited)))
+        last_result = feedback = ""
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            reply = worker.send(message, cancel=cancel, trusted_urls=branch)
+            if cancel.is_set():
+                return TaskOutcome("cancelled", last_result, "cancelled")
+            if reply.type is MessageType.ERROR:
+                return TaskOutcome("failed", last_result, f"{worker.name}: {reply.content}")
+            try:
+                report = parse_worker_report(reply.content)
+            except StructuredReplyError as exc:
+                self._report(worker, task, attempt, "invalid", reply.content, str(exc))
+                return TaskOutcome("failed", reply.content, f"invalid worker report: {exc}")
+            self._report(worker, task, attempt, report.status, report.result or "", report.reason or "")
+            if report.status == "blocked":
+                return TaskOutcome("blocked", report.result or "", report.reason or "")
+            last_result = report.result or ""
+            verdict = self._review(task, attempt, last_result, cancel)
+            if cancel.is_set():
+                return TaskOutcome("cancelled", last_result, "cancelled")
+            if verdict.type is MessageType.ERROR:
+                return TaskOutcome("failed", last_result, f"review failed: {verdict.content}")
+            if verdict.type is MessageType.APPROVAL:
+                self.branch_urls.record(task.id, flatten(inherited), branch.found_urls)
+                return TaskOutcome("completed", last_result)
+            feedback = verdict.content
+            if attempt < MAX_ATTEMPTS:
+                self._retry(worker, task, attempt + 1, feedback)
+                message = feedback_message(retry_message(feedback))
+        reason = f"rejected by review {MAX_ATTEMPTS} times; last feedback: {feedback}"
+        return TaskOutcome("failed", last_result, reason)
+
+    def _retry(self, worker: SubAgent, task: Task, attempt: int, feedback: str) -> None:
+        """The executor dispatched attempt 1; a retry stays on the same worker
+        (the step is still RUNNING) and is announced here with its number."""
+        self.bus.publish(StepRetry(worker.name, task.id, attempt, feedback))
+        self.bus.publish(TaskDispatched(task.id, task.id, worker.name, attempt))
+
+    def _report(self, worker: SubAgent, task: Task, attempt: int, status: str, result: str, reason: str) -> None:
+        self.bus.publish(WorkerReportParsed(worker.name, task.id, attempt, status, result, reason))
+
+    def _review(self, task: Task, attempt: int, result: str, cancel: threading.Event) -> AgentMessage:
+        """Ask a reviewer with a fresh history; its history is cleared again
+        after the review whatever happened (P-5.6)."""
+        reviewer = self.reviewer(self.active.reviewer_name(task.id))
+        self.bus.publish(ReviewStarted(reviewer.name, task.id, attempt))
+        try:
+            verdict = reviewer.send(task_message(review_message(self.goal, task, result)), cancel=cancel)
+        finally:
+            reviewer.clear_history()
+        if verdict.type in (MessageType.APPROVAL, MessageType.REJECTION):
+            approved = verdict.type is MessageType.APPROVAL
+            self.bus.publish(ReviewVerdictGiven(reviewer.name, task.id, attempt, approved, verdict.content))
+        return verdict

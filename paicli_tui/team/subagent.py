@@ -1,0 +1,69 @@
+"""A team member (P-5.1–P-5.3): a role, an instance name and its own agent
+with its own history. Everything it answers is an immutable AgentMessage."""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+from paicli_tui.agent.loop import Agent
+from paicli_tui.team.messages import AgentMessage, AgentRole, MessageType
+from paicli_tui.team.structured import parse_review_verdict
+
+if TYPE_CHECKING:
+    from paicli_tui.tools.trusted_urls import TrustedUrls
+
+ORCHESTRATOR = "orchestrator"
+
+
+class SubAgent:
+    """Only a WORKER may hold tools: a planner's or reviewer's requests carry
+    no tool schemas, and a tool call in its reply is refused (the agent loop
+    returns "failed" with the no-tools reason, which becomes an ERROR)."""
+
+    def __init__(self, role: AgentRole, name: str, agent: Agent) -> None:
+        if role is not AgentRole.WORKER and agent.registry is not None:
+            raise ValueError(f"{name}: only workers get tools (P-5.3), not the {role.value.lower()} role")
+        self.role = role
+        self.name = name
+        self.agent = agent
+
+    def send(
+        self,
+        message: AgentMessage,
+        *,
+        cancel: threading.Event,
+        trusted_urls: "TrustedUrls | None" = None,
+    ) -> AgentMessage:
+        """Give the agent ``message`` (a TASK or FEEDBACK) as its next user
+        message and run its turn to the end. Workers answer RESULT, PARTIAL
+        (a budget stop) or ERROR; a reviewer answers APPROVAL or REJECTION
+        (content = the feedback) or ERROR when the call itself failed."""
+        outcome = self.agent.run_turn(message.content, cancel=cancel, trusted_urls=trusted_urls)
+        if outcome.status == "failed":
+            return self._reply(outcome.reason or "the model call failed", MessageType.ERROR)
+        if outcome.status == "cancelled":
+            return self._reply(outcome.reason or "cancelled", MessageType.ERROR)
+        if self.role is AgentRole.REVIEWER:
+            if outcome.status == "partial":
+                return self._reply(f"the review stopped early: {outcome.reason}", MessageType.ERROR)
+            verdict = parse_review_verdict(outcome.text)
+            kind = MessageType.APPROVAL if verdict.approved else MessageType.REJECTION
+            return self._reply(verdict.feedback, kind)
+        kind = MessageType.PARTIAL if outcome.status == "partial" else MessageType.RESULT
+        return self._reply(outcome.text, kind)
+
+    def clear_history(self) -> int:
+        """Keep the system prompt only; the agent publishes ``history_clear``."""
+        return self.agent.clear_history()
+
+    def _reply(self, content: str, kind: MessageType) -> AgentMessage:
+        return AgentMessage(from_agent=self.name, from_role=self.role, content=content, type=kind)
+
+
+def task_message(content: str) -> AgentMessage:
+    return AgentMessage(from_agent=ORCHESTRATOR, from_role=None, content=content, type=MessageType.TASK)
+
+
+def feedback_message(content: str) -> AgentMessage:
+    return AgentMessage(from_agent=ORCHESTRATOR, from_role=None, content=content, type=MessageType.FEEDBACK)
