@@ -4,6 +4,7 @@ the real binary as a subprocess, a temporary workspace (issue 3)."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -57,7 +58,7 @@ def test_read_then_answer(workspace, paicli_home):
     assert len(systems) == 1 and script.requests[0].messages[0]["role"] == "system"
     # the turn context opens the first user message, never the system prompt
     assert script.requests[0].messages[1]["content"].startswith("<paicli-turn-context>")
-    assert "<paicli-turn-context>" not in script.requests[0].messages[0]["content"]
+    assert not re.search(r"\d{4}-\d{2}-\d{2}", script.requests[0].messages[0]["content"])
     lines = ledger_lines(paicli_home)
     assert events(lines, "tool_call")[0]["payload"]["tool"] == "read_file"
     assert all(line["mode"] == "react" for line in lines if line["event"] != "session_started")
