@@ -1,0 +1,53 @@
+"""`paicli plan check FILE|-`: validate a saved plan by the P-3.2 rules and
+print it normalized (renumbered ids and the batch rounds)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from paicli_tui.plan import PlanError, parse_plan
+
+
+def _read_text(source: str) -> tuple[str, str]:
+    """(display name, text); raises OSError / UnicodeDecodeError."""
+    if source == "-":
+        return "<stdin>", sys.stdin.buffer.read().decode("utf-8")
+    return source, Path(source).read_bytes().decode("utf-8")
+
+
+def _write(text: str) -> None:
+    # JSON is UTF-8 whatever the terminal's encoding says.
+    sys.stdout.buffer.write(text.encode("utf-8"))
+    sys.stdout.buffer.flush()
+
+
+def main(args: argparse.Namespace) -> int:
+    source = args.file
+    name = "<stdin>" if source == "-" else source
+    try:
+        name, text = _read_text(source)
+    except UnicodeDecodeError as exc:
+        print(f"paicli: {name}: not UTF-8 text (byte {exc.start})", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"paicli: {name}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    try:
+        plan = parse_plan(text, getattr(args, "prefix", "task") or "task")
+    except PlanError as exc:
+        print(f"paicli: {name}: {exc}", file=sys.stderr)
+        return 1
+    for index, task in enumerate(plan.tasks):
+        if task.type_warning:
+            where = f"step {index + 1} (id {json.dumps(task.original_id, ensure_ascii=False)})"
+            print(f"paicli: {name}: warning: {where}: type: {task.type_warning}", file=sys.stderr)
+    report = {
+        "summary": plan.summary,
+        "tasks": [task.to_dict() for task in plan.tasks],
+        "batches": plan.batches(),
+    }
+    _write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    return 0
