@@ -1,0 +1,88 @@
+"""The text summary of a finished plan or team run (P-4.6, P-5.10).
+
+One header line with the counts, then one line per task: completed first,
+then failures, blocked and skipped tasks, each group in topological order.
+Results are cut to a one-line preview; the full text stays in the task (and
+in the ledger).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from paicli_tui.plan.model import Plan, PlanStatus, Task, TaskStatus
+
+PREVIEW_CHARS = 120
+
+_ORDER = (TaskStatus.COMPLETED, TaskStatus.FAILED, TaskStatus.BLOCKED, TaskStatus.SKIPPED)
+_ICON = {
+    TaskStatus.COMPLETED: "✅",
+    TaskStatus.FAILED: "❌",
+    TaskStatus.BLOCKED: "⛔",
+    TaskStatus.SKIPPED: "⏭️",
+    TaskStatus.PENDING: "⏭️",
+    TaskStatus.RUNNING: "⏭️",
+}
+
+
+def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
+    """``text`` on one line, cut to ``limit`` characters plus "…" when longer."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[:limit] + "…"
+
+
+def _group(status: TaskStatus) -> TaskStatus:
+    # A task left PENDING or RUNNING at the end never ran to completion: it is
+    # reported with the skipped ones.
+    return status if status in _ORDER else TaskStatus.SKIPPED
+
+
+def counts(plan: Plan) -> dict[str, int]:
+    tally = {status.value.lower(): 0 for status in _ORDER}
+    for task in plan.tasks:
+        tally[_group(task.status).value.lower()] += 1
+    return tally
+
+
+def task_line(task: Task) -> str:
+    head = f"{_ICON[task.status]} {task.id}: {preview(task.description)}"
+    group = _group(task.status)
+    if group is TaskStatus.COMPLETED:
+        return f"{head} — {preview(task.result)}" if task.result.strip() else head
+    reason = preview(task.error) if task.error.strip() else "no reason given"
+    if group is TaskStatus.FAILED:
+        line = f"{head} — failed: {reason}"
+        return f"{line} (last result: {preview(task.result)})" if task.result.strip() else line
+    if group is TaskStatus.BLOCKED:
+        line = f"{head} — blocked: {reason}"
+        return f"{line} (partial: {preview(task.result)})" if task.result.strip() else line
+    return f"{head} — skipped: {reason}"
+
+
+def summarize(plan: Plan, status: PlanStatus, *, replans: int = 0, note: str = "") -> str:
+    """Header with the counts, then one line per task (completed first)."""
+    tally = counts(plan)
+    parts = ", ".join(f"{n} {name}" for name, n in tally.items() if n)
+    header = f"Plan {status.value}: {len(plan.tasks)} tasks" + (f" — {parts}" if parts else "")
+    if replans:
+        header += f" (after {replans} replan{'s' if replans != 1 else ''})"
+    lines = [header]
+    if note:
+        lines.append(note)
+    order = {tid: i for i, tid in enumerate(plan.topological_order())}
+    for group in _ORDER:
+        members = [task for task in plan.tasks if _group(task.status) is group]
+        members.sort(key=lambda task: order.get(task.id, len(order)))
+        lines.extend(task_line(task) for task in members)
+    return "\n".join(lines)
+
+
+def earlier_versions(history: Sequence[Plan]) -> str:
+    """Lines for the work done in plan versions that a replan replaced."""
+    lines: list[str] = []
+    for version, plan in enumerate(history, start=1):
+        done = [task for task in plan.tasks if task.status in (TaskStatus.COMPLETED, TaskStatus.FAILED)]
+        if done:
+            lines.append(f"Plan version {version} (replaced by a replan):")
+            lines.extend("  " + task_line(task) for task in done)
+    return "\n".join(lines)
