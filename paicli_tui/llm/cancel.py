@@ -1,0 +1,151 @@
+"""Prompt cancellation of a blocking HTTP call (P-1.3).
+
+A worker thread blocked in ``recv`` does not wake when another thread merely
+closes the socket, and a silent server may not send the next byte for
+minutes. So every connection the client opens is wrapped to remember which
+thread used it last, and a watcher thread shuts that socket down
+(``shutdown`` does wake a blocked ``recv``) as soon as the call's
+``threading.Event`` is set. The worker then sees end-of-stream, notices the
+event, and raises ModelCancelled.
+
+Transports without sockets (the scripted and demo transports) read the
+event from the request extension ``CANCEL_EXTENSION`` and stop themselves.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from typing import Any, Callable
+
+import httpcore
+import httpx
+
+#: Request extension carrying the call's cancel Event to in-process transports.
+CANCEL_EXTENSION = "paicli_cancel"
+
+POLL_SECONDS = 0.02
+
+
+class _TrackedStream(httpcore.NetworkStream):
+    def __init__(self, inner: httpcore.NetworkStream, users: dict[int, "_TrackedStream"]) -> None:
+        self._inner = inner
+        self._users = users
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        self._users[threading.get_ident()] = self
+        return self._inner.read(max_bytes, timeout)
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._users[threading.get_ident()] = self
+        self._inner.write(buffer, timeout)
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None) -> "_TrackedStream":
+        return _TrackedStream(self._inner.start_tls(ssl_context, server_hostname, timeout), self._users)
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
+    def abort(self) -> None:
+        sock = self._inner.get_extra_info("socket")
+        if sock is None:
+            return
+        try:
+            # The plain-socket method even for TLS sockets: SSLSocket.shutdown
+            # would also drop its SSL object under the reading thread's feet.
+            socket.socket.shutdown(sock, socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+class _TrackingBackend(httpcore.NetworkBackend):
+    def __init__(self, inner: httpcore.NetworkBackend) -> None:
+        self._inner = inner
+        self.users: dict[int, _TrackedStream] = {}
+
+    def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None, socket_options: Any = None) -> httpcore.NetworkStream:
+        stream = _TrackedStream(self._inner.connect_tcp(host, port, timeout, local_address, socket_options), self.users)
+        self.users[threading.get_ident()] = stream
+        return stream
+
+    def connect_unix_socket(self, path: str, timeout: float | None = None, socket_options: Any = None) -> httpcore.NetworkStream:
+        stream = _TrackedStream(self._inner.connect_unix_socket(path, timeout, socket_options), self.users)
+        self.users[threading.get_ident()] = stream
+        return stream
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
+
+
+def install_tracking(client: httpx.Client) -> _TrackingBackend | None:
+    """Wrap the network backend of every connection pool of ``client``
+    (the default one and any proxy mounts from the environment). httpx has
+    no public hook for this, so on an httpx without these attributes we
+    return None and cancellation falls back to closing the response."""
+    backend = _TrackingBackend(httpcore.SyncBackend())
+    transports = [getattr(client, "_transport", None), *getattr(client, "_mounts", {}).values()]
+    installed = False
+    for transport in transports:
+        pool = getattr(transport, "_pool", None)
+        if pool is not None and hasattr(pool, "_network_backend"):
+            pool._network_backend = backend
+            installed = True
+    return backend if installed else None
+
+
+class CancelWatch:
+    """While active, aborts the calling thread's connection once ``cancel``
+    is set; ``fallback`` (e.g. closing the response) runs when there is no
+    tracked socket. Use as a context manager around the blocking part."""
+
+    def __init__(self, cancel: threading.Event | None, backend: _TrackingBackend | None) -> None:
+        self._cancel = cancel
+        self._backend = backend
+        self._owner = threading.get_ident()
+        self._lock = threading.Lock()
+        self._active = False
+        self.fallback: Callable[[], None] | None = None
+
+    def __enter__(self) -> "CancelWatch":
+        if self._backend is not None:
+            # A stale entry would point at an idle pooled connection.
+            self._backend.users.pop(self._owner, None)
+        if self._cancel is None:
+            return self
+        self._active = True
+        threading.Thread(target=self._watch, name="paicli-cancel-watch", daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            self._active = False
+            if self._backend is not None:
+                self._backend.users.pop(self._owner, None)
+
+    def _watch(self) -> None:
+        cancel = self._cancel
+        assert cancel is not None
+        while self._active:
+            if not cancel.wait(POLL_SECONDS):
+                continue
+            # Keep trying until the call ends: the connection may not exist
+            # yet (still connecting) when the event is first seen.
+            with self._lock:
+                if not self._active:
+                    return
+                self._abort()
+            time.sleep(POLL_SECONDS)
+
+    def _abort(self) -> None:
+        stream = self._backend.users.get(self._owner) if self._backend else None
+        if stream is not None:
+            stream.abort()
+        elif self.fallback is not None:
+            try:
+                self.fallback()
+            except Exception:  # noqa: BLE001 - best effort from a foreign thread
+                pass

@@ -1,0 +1,295 @@
+"""OpenAI-compatible Chat Completions client (P-1.1 – P-1.6).
+
+Synchronous ``httpx`` used from worker threads. One ``chat`` call = one
+logical request, retried on connection errors, timeouts before the reply
+body began, and HTTP 408/409/429/5xx. Every failure surfaces as a typed
+ModelError whose message never contains the API key.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import ssl
+import threading
+import time
+import uuid
+from typing import TYPE_CHECKING
+
+import httpx
+
+from paicli_tui import __version__
+from paicli_tui import events as ev
+from paicli_tui.llm.cancel import CANCEL_EXTENSION, CancelWatch, install_tracking
+from paicli_tui.llm.reader import ReplyReader
+from paicli_tui.llm.retry import backoff_delay, parse_retry_after, server_message
+from paicli_tui.llm.types import (
+    ChatResult,
+    Delta,
+    DeltaCallback,
+    ModelAuthError,
+    ModelCancelled,
+    ModelConnectionError,
+    ModelError,
+    ModelHTTPError,
+)
+
+if TYPE_CHECKING:
+    from paicli_tui.config import Settings
+    from paicli_tui.events import EventBus
+
+
+class ChatClient:
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        session_id: str = "",
+        bus: "EventBus | None" = None,
+        transport: httpx.BaseTransport | None = None,
+        connect_timeout: float = 10.0,
+        read_timeout: float = 120.0,
+        max_retries: int = 4,
+        retry_base_delay: float = 1.0,
+        retry_max_delay: float = 30.0,
+        model_label: str | None = None,
+    ) -> None:
+        # People paste the full endpoint as often as the base URL.
+        self.base_url = base_url.rstrip("/").removesuffix("/chat/completions")
+        self.model = model
+        self.model_label = model_label or model
+        self.session_id = session_id
+        self.bus = bus
+        self.max_retries = max_retries
+        self.retry_base_delay = retry_base_delay
+        self.retry_max_delay = retry_max_delay
+        #: Name of the key's environment variable, for the hint in auth errors.
+        self.api_key_env = ""
+        self._api_key = api_key or None
+        self._url = self.base_url + "/chat/completions"
+        headers = {"User-Agent": f"paicli/{__version__}", "X-PaiCLI-Session": session_id}
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        timeout = httpx.Timeout(connect=connect_timeout, read=read_timeout, write=read_timeout, pool=connect_timeout)
+        if transport is None:
+            self._http = httpx.Client(headers=headers, timeout=timeout, verify=_tls_context())
+        else:
+            self._http = httpx.Client(headers=headers, timeout=timeout, transport=transport)
+        # Also covers a caller's own httpx.HTTPTransport; in-process transports have no sockets.
+        self._tracking = install_tracking(self._http)
+        self._reader = ReplyReader(self.base_url, connect_timeout, read_timeout)
+        self._sent: dict[str, int] = {}
+        self._sent_lock = threading.Lock()
+
+    @classmethod
+    def from_settings(
+        cls, settings: "Settings", *, session_id: str, bus: "EventBus | None" = None, transport: httpx.BaseTransport | None = None
+    ) -> "ChatClient":
+        resolved = settings.resolved()
+        label = None
+        if settings.provider == "demo":
+            label = "demo (DEMO)"
+            if transport is None:
+                from paicli_tui.llm.demo import DemoTransport
+
+                transport = DemoTransport()
+        client = cls(
+            base_url=resolved.base_url,
+            model=resolved.model,
+            api_key=resolved.api_key(),
+            session_id=session_id,
+            bus=bus,
+            transport=transport,
+            connect_timeout=settings.connect_timeout,
+            read_timeout=settings.read_timeout,
+            max_retries=settings.max_retries,
+            retry_base_delay=settings.retry_base_delay,
+            retry_max_delay=settings.retry_max_delay,
+            model_label=label,
+        )
+        client.api_key_env = resolved.api_key_env
+        return client
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> "ChatClient":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- one call -------------------------------------------------------------
+
+    def chat(
+        self,
+        messages: list[dict],
+        *,
+        agent: str,
+        tools: list[dict] | None = None,
+        stream: bool = True,
+        cancel: threading.Event | None = None,
+        on_delta: DeltaCallback | None = None,
+    ) -> ChatResult:
+        call_id = uuid.uuid4().hex[:12]
+        started = time.monotonic()
+        bus = self.bus
+        if bus is not None:
+            bus.publish(self._request_event(messages, agent, tools, call_id))
+        body: dict = {"model": self.model, "messages": messages, "stream": stream}
+        if stream:
+            body["stream_options"] = {"include_usage": True}
+        if tools:
+            body["tools"] = tools
+        payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        headers = {
+            "X-PaiCLI-Agent": agent,
+            "Content-Type": "application/json",
+            "Accept": "text/event-stream" if stream else "application/json",
+        }
+        if stream:
+            # A compressing proxy would buffer the stream to fill its blocks.
+            headers["Accept-Encoding"] = "identity"
+        emit = _emitter(on_delta, bus, agent, call_id)
+        retry = 0
+        while True:
+            try:
+                if cancel is not None and cancel.is_set():
+                    raise ModelCancelled(f"call to {self.base_url} cancelled")
+                result = self._attempt(payload, headers, stream, cancel, emit)
+                break
+            except ModelError as exc:
+                error = self._scrubbed(exc)
+                final = isinstance(error, ModelCancelled) or not error.retryable or retry >= self.max_retries
+                if final:
+                    if retry and error.retryable:
+                        error.args = (f"{error} (gave up after {retry + 1} attempts)",)
+                    self._publish_error(agent, call_id, error)
+                    raise error from None
+                retry += 1
+                delay = backoff_delay(retry, self.retry_base_delay, self.retry_max_delay, getattr(error, "retry_after", None))
+                if bus is not None:
+                    bus.publish(ev.ModelRetry(actor=agent, call_id=call_id, attempt=retry, delay_s=round(delay, 3), reason=str(error)))
+                if _wait_cancelled(delay, cancel):
+                    cancelled = ModelCancelled(f"call to {self.base_url} cancelled")
+                    self._publish_error(agent, call_id, cancelled)
+                    raise cancelled from None
+        if bus is not None:
+            bus.publish(self._response_event(result, agent, call_id, time.monotonic() - started))
+        return result
+
+    def _attempt(self, payload: bytes, headers: dict, stream: bool, cancel: threading.Event | None, emit) -> ChatResult:
+        extensions = {CANCEL_EXTENSION: cancel} if cancel is not None else None
+        try:
+            request = self._http.build_request("POST", self._url, content=payload, headers=headers, extensions=extensions)
+        except httpx.InvalidURL as exc:
+            error = ModelConnectionError(f"cannot use base URL {self.base_url}: {exc}")
+            error.retryable = False
+            raise error from None
+        reader = self._reader
+        with CancelWatch(cancel, self._tracking) as watch:
+            try:
+                response = self._http.send(request, stream=True)
+            except httpx.RequestError as exc:
+                raise reader.transport_error(exc, cancel, body_started=False) from None
+            try:
+                if self._tracking is None:
+                    watch.fallback = response.close
+                if cancel is not None and cancel.is_set():
+                    raise ModelCancelled(f"call to {self.base_url} cancelled")
+                if not 200 <= response.status_code < 300:
+                    raise self._status_error(response, cancel)
+                content_type = response.headers.get("content-type", "")
+                if stream and not content_type.startswith("application/json"):
+                    return reader.read_stream(response, cancel, emit)
+                return reader.read_json(response, cancel, emit)
+            finally:
+                response.close()
+
+    def _status_error(self, response: httpx.Response, cancel: threading.Event | None) -> ModelError:
+        status = response.status_code
+        if status in (401, 403):
+            if self._api_key:
+                return ModelAuthError(f"API key rejected by {self.base_url} ({status})")
+            hint = f"; set {self.api_key_env}" if self.api_key_env else ""
+            return ModelAuthError(f"{self.base_url} requires an API key ({status}) and none was sent{hint}")
+        try:
+            raw = response.read()
+        except httpx.RequestError as exc:
+            raise self._reader.transport_error(exc, cancel, body_started=False) from None
+        message = server_message(raw)
+        retry_after = parse_retry_after(response.headers.get("retry-after"))
+        text = f"{self.base_url} returned HTTP {status}" + (f": {message}" if message else "")
+        return ModelHTTPError(text, status, retry_after)
+
+    # -- events -----------------------------------------------------------------
+
+    def _request_event(self, messages: list[dict], agent: str, tools: list[dict] | None, call_id: str) -> ev.ModelRequest:
+        with self._sent_lock:
+            previous = self._sent.get(agent, 0)
+            self._sent[agent] = len(messages)
+        new = messages[previous:] if previous <= len(messages) else messages
+        system = ""
+        if messages and messages[0].get("role") == "system":
+            content = messages[0].get("content")
+            text = content if isinstance(content, str) else json.dumps(content, sort_keys=True)
+            system = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        names = tuple((tool.get("function") or {}).get("name") or tool.get("name", "") for tool in tools or ())
+        return ev.ModelRequest(
+            actor=agent, call_id=call_id, model=self.model, tools=names,
+            message_count=len(messages), system_sha256=system, new_messages=tuple(new),
+        )
+
+    def _response_event(self, result: ChatResult, agent: str, call_id: str, duration: float) -> ev.ModelResponse:
+        return ev.ModelResponse(
+            actor=agent, call_id=call_id, content=result.content, reasoning=result.reasoning,
+            tool_calls=tuple({"id": c.id, "name": c.name, "arguments": c.arguments} for c in result.tool_calls),
+            finish_reason=result.finish_reason, prompt_tokens=result.usage.prompt_tokens,
+            completion_tokens=result.usage.completion_tokens, cached_tokens=result.usage.cached_tokens,
+            duration_s=round(duration, 3), unexecuted_markup=result.unexecuted_markup,
+        )
+
+    def _publish_error(self, agent: str, call_id: str, error: ModelError) -> None:
+        if self.bus is not None:
+            self.bus.publish(ev.ModelError(actor=agent, call_id=call_id, kind=error.kind, message=str(error)))
+
+    def _scrubbed(self, error: ModelError) -> ModelError:
+        # Belt and braces: a server may echo the key back in an error body.
+        key = self._api_key
+        if key and error.args and key in str(error.args[0]):
+            error.args = (str(error.args[0]).replace(key, "[REDACTED]"),)
+        return error
+
+
+@functools.lru_cache(maxsize=1)
+def _tls_context() -> ssl.SSLContext:
+    """One verified TLS context per process: loading the CA bundle costs
+    ~0.1 s, and every agent instance makes its own client."""
+    return httpx.create_ssl_context()
+
+
+def _wait_cancelled(seconds: float, cancel: threading.Event | None) -> bool:
+    """Sleep for a backoff delay; True when ``cancel`` was set meanwhile."""
+    if cancel is None:
+        time.sleep(seconds)
+        return False
+    return cancel.wait(seconds)
+
+
+def _emitter(on_delta: DeltaCallback | None, bus: "EventBus | None", agent: str, call_id: str):
+    """One function per call that hands a Delta to the callback and the bus;
+    built once so the per-chunk path has no branches to re-evaluate."""
+    ModelDelta = ev.ModelDelta
+    if bus is None:
+        return on_delta or (lambda delta: None)
+    publish = bus.publish
+
+    def emit(delta: Delta) -> None:
+        if on_delta is not None:
+            on_delta(delta)
+        publish(ModelDelta(actor=agent, call_id=call_id, kind=delta.kind, text=delta.text, tool=delta.tool))
+
+    return emit

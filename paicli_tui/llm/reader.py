@@ -1,0 +1,160 @@
+"""Reading one reply body (streamed or not) into a ChatResult, and naming
+transport failures. Split from the client so the hot streaming loop sits
+on its own."""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Callable
+
+import httpx
+
+from paicli_tui.llm.completion import parse_completion
+from paicli_tui.llm.sse import SSEDecoder, StreamAccumulator
+from paicli_tui.llm.types import (
+    ChatResult,
+    Delta,
+    ModelCancelled,
+    ModelConnectionError,
+    ModelError,
+    ModelResponseError,
+    ModelStreamError,
+    ModelTimeoutError,
+)
+
+Emit = Callable[[Delta], None]
+
+# The C scanner behind json.loads, called directly: the wrapper's whitespace
+# checks cost as much as the scan itself for a 150-byte chunk, and this runs
+# once per streamed token. Anything unusual falls back to json.loads.
+_scan = json.JSONDecoder().scan_once
+
+
+class ReplyReader:
+    def __init__(self, base_url: str, connect_timeout: float, read_timeout: float) -> None:
+        self.base_url = base_url
+        self.connect_timeout = connect_timeout
+        self.read_timeout = read_timeout
+
+    def cancelled(self) -> ModelCancelled:
+        return ModelCancelled(f"call to {self.base_url} cancelled")
+
+    def transport_error(self, exc: httpx.RequestError, cancel: threading.Event | None, *, body_started: bool) -> ModelError:
+        """An httpx failure as a ModelError. Only failures before the body
+        began are retryable: after that the caller has already seen deltas."""
+        url = self.base_url
+        if cancel is not None and cancel.is_set():
+            return self.cancelled()
+        if isinstance(exc, (httpx.ConnectTimeout, httpx.PoolTimeout)):
+            return ModelTimeoutError(f"connecting to {url} timed out after {self.connect_timeout:g} s")
+        if isinstance(exc, httpx.ReadTimeout):
+            if body_started:
+                error = ModelTimeoutError(f"stream from {url} stalled: no data for {self.read_timeout:g} s")
+                error.retryable = False
+                return error
+            return ModelTimeoutError(f"no reply from {url} within {self.read_timeout:g} s")
+        if isinstance(exc, httpx.TimeoutException):
+            return ModelTimeoutError(f"sending the request to {url} timed out")
+        if isinstance(exc, httpx.UnsupportedProtocol):
+            error = ModelConnectionError(f"cannot use base URL {url}: {exc}")
+            error.retryable = False
+            return error
+        if isinstance(exc, httpx.ConnectError):
+            return ModelConnectionError(f"cannot connect to {url}: {exc or type(exc).__name__}")
+        if body_started:
+            return ModelStreamError(f"stream from {url} ended early: {exc or type(exc).__name__}")
+        return ModelConnectionError(f"connection to {url} failed: {exc or type(exc).__name__}")
+
+    def read_json(self, response: httpx.Response, cancel: threading.Event | None, emit: Emit) -> ChatResult:
+        try:
+            raw = response.read()
+        except httpx.RequestError as exc:
+            raise self.transport_error(exc, cancel, body_started=False) from None
+        if cancel is not None and cancel.is_set():
+            raise self.cancelled()
+        result = self._parse_json(raw)
+        if result.reasoning:
+            emit(Delta("reasoning", result.reasoning))
+        if result.content:
+            emit(Delta("content", result.content))
+        for n, call in enumerate(result.tool_calls):
+            if call.arguments:
+                emit(Delta("tool_call", call.arguments, n, call.name))
+        return result
+
+    def _parse_json(self, raw: bytes) -> ChatResult:
+        text = raw.decode("utf-8", "replace").strip()
+        if not text:
+            raise ModelResponseError(f"empty response body from {self.base_url}")
+        try:
+            body = json.loads(text)
+        except ValueError:
+            raise ModelResponseError(f"unreadable response from {self.base_url}: {text[:100]!r}") from None
+        return parse_completion(body, self.base_url)
+
+    def read_stream(self, response: httpx.Response, cancel: threading.Event | None, emit: Emit) -> ChatResult:
+        decoder = SSEDecoder()
+        accumulator = StreamAccumulator()
+        received = 0
+        done = False
+        feed = decoder.feed
+        consume = self._consume
+        # iter_raw skips httpx's decoder layer, one generator less per read;
+        # stream requests ask for identity encoding, so it is rarely needed.
+        encoded = response.headers.get("content-encoding", "identity").lower() not in ("", "identity")
+        try:
+            for raw in response.iter_bytes() if encoded else response.iter_raw():
+                received += len(raw)
+                events = feed(raw)
+                if events and not done:
+                    done = consume(events, accumulator, emit)
+                if cancel is not None and cancel.is_set():
+                    raise self.cancelled()
+        except httpx.RequestError as exc:
+            raise self.transport_error(exc, cancel, body_started=received > 0) from None
+        if cancel is not None and cancel.is_set():
+            raise self.cancelled()
+        events = decoder.close()
+        if events and not done:
+            done = self._consume(events, accumulator, emit)
+        if received == 0:
+            raise ModelResponseError(f"empty response body from {self.base_url}")
+        if accumulator.chunks == 0 and not done:
+            if not decoder.stray.strip():
+                raise ModelStreamError(f"stream from {self.base_url} ended early: no events")
+            # Not an event stream: some servers answer stream=true with plain JSON.
+            return self._parse_json(decoder.stray)
+        if not done and accumulator.finish_reason is None:
+            raise ModelStreamError(f"stream from {self.base_url} ended early: no finish_reason and no [DONE]")
+        return accumulator.result()
+
+    def _consume(self, events: list[str], accumulator: StreamAccumulator, emit: Emit) -> bool:
+        """Feed event payloads to the accumulator; True once ``[DONE]`` came
+        (the rest of the body is then only drained so the connection can be
+        reused)."""
+        add = accumulator.add
+        for data in events:
+            if data == "[DONE]":
+                return True
+            if not data:
+                continue
+            try:
+                chunk, end = _scan(data, 0)
+                if end != len(data) and data[end:].strip():
+                    raise ValueError(data)
+            except (StopIteration, ValueError):
+                chunk = self._loads_padded(data)
+            try:
+                deltas = add(chunk)
+            except ModelStreamError as exc:
+                raise ModelStreamError(f"{self.base_url} reported an error mid-stream: {exc}") from None
+            for delta in deltas:
+                emit(delta)
+        return False
+
+    def _loads_padded(self, data: str) -> dict:
+        try:
+            return json.loads(data)
+        except ValueError:
+            raise ModelStreamError(f"unreadable chunk in stream from {self.base_url}: {data[:100]!r}") from None

@@ -1,0 +1,187 @@
+"""A small OpenAI-compatible chat-completions server for tests and benches.
+
+Real socket on 127.0.0.1 (free port), real chunked SSE flushed per event,
+replies from a Responder (usually a ``Script``), every request recorded.
+
+    with LoopbackServer(Script({"react": [Reply(content="hi")]})) as server:
+        client = ChatClient(base_url=server.base_url, model="m")
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from paicli_tui.llm.scripted import (
+    Headers,
+    RecordedRequest,
+    Reply,
+    Responder,
+    Script,
+    json_body,
+    plain_body,
+    sse_events,
+)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, owner: "LoopbackServer") -> None:
+        self.owner = owner
+        super().__init__(("127.0.0.1", 0), _Handler)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: object) -> None:  # silence per-request logging
+        pass
+
+    def setup(self) -> None:
+        super().setup()
+        # Like real servers: without this, Nagle plus delayed ACKs add ~40 ms
+        # to replies written in more than one piece.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.server.owner._opened(self.connection)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            self.server.owner._closed(self.connection)
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/").endswith("/models"):
+            self._send_plain(200, json.dumps({"object": "list", "data": [{"id": "scripted", "object": "model"}]}).encode())
+        else:
+            self._send_plain(404, b'{"error": {"message": "not found"}}')
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._send_plain(404, b'{"error": {"message": "not found: only /v1/chat/completions"}}')
+            return
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            self._send_plain(400, b'{"error": {"message": "request body is not JSON"}}')
+            return
+        owner = self.server.owner
+        request = RecordedRequest(self.path, Headers(self.headers.items()), body)
+        try:
+            reply = owner.respond(request)
+        except Exception as exc:  # a broken responder must not kill the server
+            reply = Reply(status=500, body=json.dumps({"error": {"message": f"responder failed: {exc!r}"}}))
+        if reply.delay > 0 and owner.stopping.wait(reply.delay):
+            self.close_connection = True
+            return
+        try:
+            self._reply(reply, bool(body.get("stream")), str(body.get("model") or "scripted"))
+        except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
+            self.close_connection = True  # the client went away (cancelled): fine
+
+    def _reply(self, reply: Reply, streamed: bool, model: str) -> None:
+        plain = plain_body(reply, streamed)
+        if plain is not None:
+            self._send_plain(reply.status, plain[0], plain[1], reply.headers)
+            return
+        if not streamed:
+            self._send_plain(200, json_body(reply, model), "application/json", reply.headers)
+            return
+        self.send_response(200)
+        headers = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache", **reply.headers}
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self.wfile.flush()
+        stopping = self.server.owner.stopping
+        for n, event in enumerate(sse_events(reply, model)):
+            if reply.drop_after_chunks is not None and n >= reply.drop_after_chunks:
+                self._drop()
+                return
+            if n and reply.chunk_delay > 0 and stopping.wait(reply.chunk_delay):
+                self._drop()
+                return
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+            self.wfile.flush()
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def _send_plain(self, status: int, content: bytes, content_type: str = "application/json", extra: dict | None = None) -> None:
+        self.send_response(status)
+        headers = {"Content-Type": content_type, **(extra or {})}
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(content)))
+        self.end_headers()
+        self.wfile.write(content)
+        self.wfile.flush()
+
+    def _drop(self) -> None:
+        """Really hang up mid-body, without the terminating chunk."""
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+class LoopbackServer:
+    """Context manager around a threaded HTTP server on 127.0.0.1:0."""
+
+    def __init__(self, responder: Responder | None = None) -> None:
+        self.responder: Responder = responder if responder is not None else Script()
+        self.requests: list[RecordedRequest] = self.responder.requests if isinstance(self.responder, Script) else []
+        self.stopping = threading.Event()
+        self._connections: set[socket.socket] = set()
+        self._lock = threading.Lock()
+        self._server = _Server(self)
+        self.port = self._server.server_address[1]
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name=f"loopback-{self.port}", daemon=True
+        )
+        self._thread.start()
+
+    def respond(self, request: RecordedRequest) -> Reply:
+        if not isinstance(self.responder, Script):
+            with self._lock:
+                self.requests.append(request)
+        return self.responder(request)
+
+    def _opened(self, connection: socket.socket) -> None:
+        with self._lock:
+            self._connections.add(connection)
+
+    def _closed(self, connection: socket.socket) -> None:
+        with self._lock:
+            self._connections.discard(connection)
+
+    def close(self) -> None:
+        """Stop accepting, wake sleeping replies, hang up open connections."""
+        if self.stopping.is_set():
+            return
+        self.stopping.set()
+        self._server.shutdown()
+        self._server.server_close()
+        with self._lock:
+            connections = list(self._connections)
+        for connection in connections:
+            try:
+                connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> "LoopbackServer":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
