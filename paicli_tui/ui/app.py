@@ -1,0 +1,176 @@
+"""The Textual app: wiring only. It owns the event pump and drains it once
+per frame, shows approval requests one at a time, loads and remembers
+themes, and binds the app-wide keys. What the screens show lives in them."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from collections import deque
+from typing import Any
+
+from textual.app import App
+from textual.binding import Binding
+from textual.theme import BUILTIN_THEMES
+
+from paicli_tui.config import remember
+from paicli_tui.tools.approval import Decision
+from paicli_tui.ui.approver import ApprovalPrompt, UiApprover, resolve
+from paicli_tui.ui.screens.approval import ApprovalScreen
+from paicli_tui.ui.screens.main_screen import MainScreen
+from paicli_tui.ui.themes import DEFAULT_DARK, VARIABLE_DEFAULTS, load_themes
+
+log = logging.getLogger(__name__)
+
+#: Seconds between drains of the event pump (P-7.6).
+FRAME_SECONDS = 1 / 30
+#: Seconds the first Ctrl+C stays armed.
+QUIT_WINDOW_SECONDS = 3.0
+
+
+class PaicliApp(App[None]):
+    # Absolute, so subclasses (tests) defined elsewhere still find it.
+    CSS_PATH = Path(__file__).with_name("app.tcss")
+    TITLE = "paicli"
+
+    BINDINGS = [
+        # Priority: Input and Screen bind ctrl+c to copy.
+        Binding("ctrl+c", "quit_twice", "Quit", show=False, priority=True, id="app.quit"),
+    ]
+
+    def __init__(
+        self,
+        session: Any,
+        *,
+        approver: UiApprover | None = None,
+        theme: str | None = None,
+        remember_theme: bool = True,
+    ) -> None:
+        super().__init__()
+        self.session = session
+        self.approver = approver or UiApprover()
+        self.pump = self.approver.pump
+        self._unsubscribe = session.bus.subscribe(self.pump.put)
+        self._wanted_theme = theme or getattr(getattr(session, "settings", None), "theme", None) or DEFAULT_DARK
+        self._remember_theme = remember_theme
+        self._remembered_theme = ""
+        self._approvals: deque[ApprovalPrompt] = deque()
+        self._asking: ApprovalPrompt | None = None
+        self._quit_armed = False
+        self._paint_lock = asyncio.Lock()
+        self.main_screen = MainScreen(session)
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return dict(VARIABLE_DEFAULTS)
+
+    # -- lifecycle ---------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self._install_themes()
+        # Pushed rather than returned by get_default_screen, which would skip
+        # loading the screen's own stylesheet.
+        self.push_screen(self.main_screen)
+        self.set_interval(FRAME_SECONDS, self.drain_events, name="event-pump")
+
+    async def on_unmount(self) -> None:
+        self._unsubscribe()
+        self.approver.close()
+
+    # -- themes (P-7.5) ------------------------------------------------------------
+
+    def _install_themes(self) -> None:
+        themes, problems = load_themes()
+        for theme in themes:
+            self.register_theme(theme)
+        for problem in problems:
+            self.notify(f"{problem} (skipped)", severity="warning", timeout=8, markup=False)
+        own = {theme.name for theme in themes}
+        fallback = DEFAULT_DARK if DEFAULT_DARK in own else "textual-dark"
+        wanted = self._wanted_theme
+        if wanted not in own:
+            self.notify(f"theme {wanted!r} not found; using {fallback}", severity="warning", markup=False)
+            wanted = fallback
+        self.theme = wanted
+        self._remembered_theme = wanted
+        if own:  # only paicli's own and the person's themes are offered
+            for name in list(BUILTIN_THEMES):
+                if name not in own and name != wanted:
+                    self.unregister_theme(name)
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def theme_names(self) -> list[str]:
+        return sorted(self.available_themes)
+
+    def switch_theme(self, name: str) -> str | None:
+        """Switch to a theme; returns a one-line problem, or None."""
+        if name not in self.available_themes:
+            return f"unknown theme {name!r}: choose one of {', '.join(self.theme_names())}"
+        self.theme = name
+        return None
+
+    def _theme_changed(self, theme) -> None:
+        if theme.name == self._remembered_theme or not self._remember_theme:
+            return
+        self._remembered_theme = theme.name
+        try:
+            remember("theme", theme.name)
+        except OSError as exc:
+            self.notify(f"could not remember the theme: {exc}", severity="warning", markup=False)
+
+    # -- painting (P-7.6) ------------------------------------------------------------
+
+    async def drain_events(self) -> None:
+        """Paint everything queued since the last frame, in one pass."""
+        async with self._paint_lock:
+            await self._paint_frame()
+
+    async def _paint_frame(self) -> None:
+        try:
+            items = self.pump.drain()
+            events = []
+            for item in items:
+                if isinstance(item, ApprovalPrompt):
+                    self._approvals.append(item)
+                else:
+                    events.append(item)
+            await self.main_screen.paint(events)
+            # Other screens that paint events (the run screen) get them even
+            # while a dialog covers them.
+            for screen in list(self.screen_stack):
+                if events and screen is not self.main_screen and hasattr(screen, "paint"):
+                    await screen.paint(events)
+            self._show_next_approval()
+        except Exception as exc:  # a painting bug must not take the session down
+            log.exception("painting failed")
+            self.notify(f"display error: {exc}", severity="error", markup=False)
+
+    # -- approvals (P-7.4) ------------------------------------------------------------
+
+    def _show_next_approval(self) -> None:
+        while self._asking is None and self._approvals:
+            prompt = self._approvals.popleft()
+            if prompt.answer.done():  # denied meanwhile (cancel, closing)
+                continue
+            self._asking = prompt
+            screen = ApprovalScreen(prompt.request, queued=len(self._approvals))
+            self.push_screen(screen, callback=self._approval_answered)
+
+    def _approval_answered(self, decision: Decision | None) -> None:
+        prompt, self._asking = self._asking, None
+        if prompt is not None:
+            resolve(prompt.answer, decision or Decision.NO)
+        self._show_next_approval()
+
+    # -- keys ------------------------------------------------------------------------
+
+    def action_quit_twice(self) -> None:
+        if self._quit_armed:
+            self.exit()
+            return
+        self._quit_armed = True
+        self.notify("Press Ctrl+C again to quit", timeout=QUIT_WINDOW_SECONDS, markup=False)
+        self.set_timer(QUIT_WINDOW_SECONDS, self._disarm_quit)
+
+    def _disarm_quit(self) -> None:
+        self._quit_armed = False

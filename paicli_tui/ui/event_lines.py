@@ -1,0 +1,107 @@
+"""One-line descriptions of engine events for the transcript. Pure text:
+no Textual here, so the wording is easy to test."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from paicli_tui import events as ev
+
+#: Keys whose value best names what a tool call touches, in order of preference.
+_SUBJECT_KEYS = ("command", "path", "pattern", "url", "query", "glob")
+TITLE_ARGUMENT_CHARS = 70
+
+
+@dataclass(frozen=True)
+class Line:
+    text: str
+    kind: str = "info"  # info | muted | success | warning | error
+
+
+def parse_arguments(arguments: str) -> dict | None:
+    try:
+        value = json.loads(arguments) if arguments else {}
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def argument_subject(arguments: str) -> str:
+    """The part of a tool call worth showing on one line."""
+    parsed = parse_arguments(arguments)
+    if parsed is None:
+        text = arguments
+    else:
+        key = next((k for k in _SUBJECT_KEYS if k in parsed), None)
+        text = str(parsed[key]) if key else ", ".join(f"{k}={v}" for k, v in parsed.items())
+    text = " ".join(text.split())
+    if len(text) > TITLE_ARGUMENT_CHARS:
+        text = text[: TITLE_ARGUMENT_CHARS - 1] + "…"
+    return text
+
+
+def full_arguments(arguments: str) -> str:
+    """Every argument in full, one per line (commands and paths are never cut)."""
+    parsed = parse_arguments(arguments)
+    if parsed is None:
+        return arguments
+    lines = []
+    for key, value in parsed.items():
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        lines.append(f"{key}: {text}")
+    return "\n".join(lines)
+
+
+def _actor(event: ev.Event) -> str:
+    return "" if event.actor in ("react", "session", "engine") else f"[{event.actor}] "
+
+
+def describe(event: ev.Event) -> Line | None:
+    """A transcript line for events that are not streamed text or tool calls;
+    None for events the transcript does not show as a line."""
+    who = _actor(event)
+    match event:
+        case ev.ModelError():
+            return Line(f"{who}✗ model call failed ({event.kind}): {event.message}", "error")
+        case ev.ModelRetry():
+            return Line(f"{who}↻ retry {event.attempt} in {event.delay_s:.1f}s: {event.reason}", "warning")
+        case ev.AgentNote():
+            return Line(f"{who}{event.text}", "muted")
+        case ev.ApprovalDecided():
+            kind = "success" if event.decision in ("yes", "always", "auto-approved") else "warning"
+            reason = f" ({event.reason})" if event.reason else ""
+            return Line(f"{who}{event.tool}: {event.decision}{reason}", kind)
+        case ev.Compaction():
+            return Line(f"{who}history compacted: {event.messages_before} → {event.messages_after} messages", "muted")
+        case ev.AgentFinished() if event.status != "final":
+            kind = "warning" if event.status in ("partial", "cancelled") else "error"
+            reason = f": {event.reason}" if event.reason else ""
+            return Line(f"{who}turn {event.status}{reason}", kind)
+        case ev.PlanProposed():
+            count = len(event.plan.get("tasks", ())) if isinstance(event.plan, dict) else 0
+            return Line(f"{who}plan v{event.version} ({event.origin}): {count} tasks", "info")
+        case ev.PlanRejected():
+            return Line(f"{who}plan rejected ({event.origin}): {event.error}", "error")
+        case ev.TaskDispatched():
+            retry = f" (attempt {event.attempt})" if event.attempt > 1 else ""
+            return Line(f"▸ {event.task_id} → {event.worker}{retry}", "muted")
+        case ev.TaskStatusChanged():
+            kind = {"COMPLETED": "success", "FAILED": "error", "SKIPPED": "warning"}.get(event.status, "muted")
+            detail = f": {event.error}" if event.error else ""
+            return Line(f"{event.task_id} {event.status}{detail}", kind)
+        case ev.ReplanTriggered():
+            return Line(f"replanning after {event.failed_task} failed: {event.reason}", "warning")
+        case ev.RunFinished():
+            kind = "success" if event.status == "COMPLETED" else "warning"
+            return Line(f"run {event.status}: {event.summary}", kind)
+        case ev.WorkerReportParsed():
+            return Line(f"{who}{event.step_id} report: {event.status}", "muted")
+        case ev.ReviewStarted():
+            return Line(f"{who}reviewing {event.step_id} (attempt {event.attempt})", "muted")
+        case ev.ReviewVerdictGiven():
+            verdict = "approved" if event.approved else f"rejected: {event.feedback}"
+            return Line(f"{who}{event.step_id} {verdict}", "success" if event.approved else "warning")
+        case ev.StepRetry():
+            return Line(f"{event.step_id} retry {event.attempt}: {event.feedback}", "warning")
+    return None

@@ -1,0 +1,207 @@
+"""The main screen (P-7.1): transcript, input line, status bar.
+
+It turns what the person types into session calls and paints what the app
+drains from the event pump. It never waits on the engine: session calls
+return at once and everything they cause arrives later as events.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+
+from paicli_tui import events as ev
+from paicli_tui.ui.painter import TranscriptPainter
+from paicli_tui.ui.slash_commands import MODES, SlashCommand, help_text, parse_slash
+from paicli_tui.ui.widgets.prompt_input import PromptInput
+from paicli_tui.ui.widgets.status_bar import StatusBar, short_path
+from paicli_tui.ui.widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from paicli_tui.ui.app import PaicliApp
+
+
+@dataclass(frozen=True)
+class JobEnded:
+    """A submitted input finished (posted from the engine thread)."""
+
+    outcome: Any = None
+    error: BaseException | None = None
+
+    @classmethod
+    def from_future(cls, future: Future) -> "JobEnded":
+        if future.cancelled():
+            return cls(error=RuntimeError("cancelled before it started"))
+        error = future.exception()
+        return cls(error=error) if error is not None else cls(outcome=future.result())
+
+
+class MainScreen(Screen):
+    CSS_PATH = Path(__file__).with_name("main_screen.tcss")
+
+    BINDINGS = [
+        # Screen binds shift+tab to focus-previous; the main screen owns it.
+        Binding("shift+tab", "cycle_mode", "Cycle mode", show=False, id="main.cycle_mode"),
+        Binding("escape", "cancel_turn", "Cancel", show=False, id="main.cancel_turn"),
+    ]
+
+    app: "PaicliApp"
+
+    def __init__(self, session: Any) -> None:
+        super().__init__(id="main")
+        self.session = session
+        self.painter: TranscriptPainter | None = None
+        self._early: list[Any] = []
+        # Whether the running job already told the person how it ended.
+        self._job_reported = True
+
+    def compose(self) -> ComposeResult:
+        yield Transcript(id="transcript")
+        yield PromptInput(self._argument_choices, id="prompt", placeholder="Ask paicli · /help for commands")
+        yield StatusBar(id="status")
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.query_one(Transcript)
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.query_one(PromptInput)
+
+    @property
+    def status(self) -> StatusBar:
+        return self.query_one(StatusBar)
+
+    @property
+    def ready(self) -> bool:
+        """Mounted and not being torn down: safe to paint."""
+        return self.painter is not None and self.is_attached and bool(self.query(StatusBar))
+
+    async def on_mount(self) -> None:
+        self.painter = TranscriptPainter(self.transcript)
+        status = self.status
+        status.mode = self.session.approval_mode
+        status.model_label = self.session.model_label
+        status.usage = self.session.usage
+        status.workspace = str(self.session.workspace)
+        await self.transcript.add_line(
+            f"paicli · {self.session.model_label} · {short_path(self.session.workspace)} — "
+            "type a goal, or /help for commands",
+            "muted",
+        )
+        self.prompt.focus()
+
+    # -- painting (called by the app once per frame) ----------------------------
+
+    async def paint(self, items: list[Any]) -> None:
+        if not self.ready:  # not mounted yet (or closing): keep them for later
+            self._early.extend(items)
+            return
+        if self._early:
+            items, self._early = [*self._early, *items], []
+        summary = await self.painter.paint(items)
+        if summary.usage_changed:
+            self.status.usage = self.session.usage
+        if summary.mode is not None:
+            self.status.mode = summary.mode
+        if any(isinstance(i, ev.RunFinished) or isinstance(i, ev.AgentFinished) and i.actor == "react" for i in items):
+            self._job_reported = True
+        for item in summary.other:
+            if isinstance(item, JobEnded):
+                await self._job_ended(item)
+        self.prompt.show_busy(bool(self.session.busy))
+
+    async def _job_ended(self, ended: JobEnded) -> None:
+        reported, self._job_reported = self._job_reported, True
+        if ended.error is not None:
+            await self.transcript.add_line(f"✗ {ended.error}", "error")
+            return
+        outcome = ended.outcome
+        kind = getattr(outcome, "kind", "")
+        if kind == "command":
+            await self.transcript.add_line(getattr(outcome, "text", ""), "muted")
+        elif not getattr(outcome, "ok", True) and not reported:
+            text = getattr(outcome, "text", "") or "no details"
+            await self.transcript.add_line(f"{kind} {str(getattr(outcome, 'status', '')).lower()}: {text}", "warning")
+
+    # -- input -------------------------------------------------------------------
+
+    async def on_input_submitted(self, event: PromptInput.Submitted) -> None:
+        event.stop()
+        text = event.value.strip()
+        self.prompt.value = ""
+        if not text:
+            return
+        self.prompt.remember(text)
+        command = parse_slash(text)
+        if command is None or command.name in ("/plan", "/team"):
+            await self._submit(text)
+        else:
+            await self.run_command(command)
+
+    async def _submit(self, text: str, *, echo: bool = True) -> None:
+        if echo:
+            await self.transcript.add_user(text)
+        try:
+            future = self.session.submit(text)
+        except Exception as exc:  # SessionBusy and friends: say so, stay usable
+            await self.transcript.add_line(str(exc), "warning")
+            return
+        self._job_reported = False
+        self.prompt.show_busy(True)
+        pump = self.app.pump
+        future.add_done_callback(lambda done: pump.put(JobEnded.from_future(done)))
+
+    async def run_command(self, command: SlashCommand) -> None:
+        t = self.transcript
+        match command.name:
+            case "/mode":
+                await self._set_mode(command.argument)
+            case "/theme":
+                if not command.argument:
+                    await t.add_line("themes: " + ", ".join(self.app.theme_names()), "info")
+                elif problem := self.app.switch_theme(command.argument):
+                    await t.add_line(problem, "error")
+            case "/model":
+                await t.add_line(f"model: {self.session.model_label} (change it with --model or config.toml)", "info")
+            case "/clear":
+                await t.clear()
+                await self._submit("/clear", echo=False)
+            case "/help":
+                await t.add_line(help_text(), "info")
+            case "/quit":
+                self.app.exit()
+            case _:
+                await t.add_line(f"unknown command {command.name}: /help lists the commands", "error")
+
+    async def _set_mode(self, name: str) -> None:
+        name = name.lower()
+        if name not in MODES:
+            await self.transcript.add_line(f"unknown mode {name!r}: choose one of {', '.join(MODES)}", "error")
+            return
+        self.session.approval_mode = name
+        self.status.mode = name
+
+    def _argument_choices(self, command: str) -> list[str]:
+        if command == "/mode":
+            return list(MODES)
+        if command == "/theme":
+            return self.app.theme_names()
+        return []
+
+    # -- actions -----------------------------------------------------------------
+
+    def action_cycle_mode(self) -> None:
+        self.status.mode = self.session.cycle_mode()
+
+    def action_cancel_turn(self) -> None:
+        if self.session.busy:
+            self.session.cancel()
+            self.notify("cancelling…", timeout=2)
+

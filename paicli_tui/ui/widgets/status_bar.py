@@ -1,0 +1,85 @@
+"""The bottom line: mode, model, tokens used this session, workspace (P-7.1)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from paicli_tui.llm.types import Usage
+
+
+def format_usage(usage: Usage) -> str:
+    return f"tokens {usage.prompt_tokens:,} / {usage.completion_tokens:,} / {usage.cached_tokens:,} cached"
+
+
+def short_path(path: Path | str) -> str:
+    text = str(path)
+    home = str(Path.home())
+    if home != "/" and (text == home or text.startswith(home + "/")):
+        return "~" + text[len(home):]
+    return text
+
+
+class StatusBar(Horizontal):
+    """Mode badge and hint, model, tokens and workspace."""
+
+    DEFAULT_CSS = """
+    StatusBar {
+        height: 1;
+        background: $panel;
+        color: $foreground;
+    }
+    StatusBar > Static { width: auto; padding: 0 1; }
+    StatusBar #status-mode { text-style: bold; color: $background; }
+    StatusBar.-mode-auto #status-mode { background: $mode-auto; }
+    StatusBar.-mode-plan #status-mode { background: $mode-plan; }
+    StatusBar.-mode-ask #status-mode { background: $mode-ask; }
+    StatusBar #status-hint { color: $text-muted; padding: 0 1 0 0; }
+    StatusBar #status-model { color: $primary; }
+    StatusBar #status-tokens { color: $text-muted; }
+    StatusBar #status-workspace {
+        width: 1fr;
+        text-align: right;
+        color: $text-muted;
+        text-overflow: ellipsis;
+        text-wrap: nowrap;
+    }
+    """
+
+    mode: reactive[str] = reactive("auto")
+    model_label: reactive[str] = reactive("")
+    usage: reactive[Usage] = reactive(Usage)
+    workspace: reactive[str] = reactive("")
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="status-mode")
+        yield Static(Content("shift+tab to cycle"), id="status-hint")
+        yield Static(id="status-model")
+        yield Static(id="status-tokens")
+        yield Static(id="status-workspace")
+
+    def on_mount(self) -> None:
+        self._show_mode(self.mode)
+
+    def watch_mode(self, mode: str) -> None:
+        if self.is_mounted:
+            self._show_mode(mode)
+
+    def _show_mode(self, mode: str) -> None:
+        for name in ("auto", "plan", "ask"):
+            self.set_class(name == mode, f"-mode-{name}")
+        self.query_one("#status-mode", Static).update(Content(mode.upper()))
+
+    def watch_model_label(self, label: str) -> None:
+        self.query_one("#status-model", Static).update(Content(label))
+
+    def watch_usage(self, usage: Usage) -> None:
+        self.query_one("#status-tokens", Static).update(Content(format_usage(usage)))
+
+    def watch_workspace(self, workspace: str) -> None:
+        self.query_one("#status-workspace", Static).update(Content(short_path(workspace)))

@@ -1,0 +1,110 @@
+"""The scrolling transcript of the main screen. It keeps a bounded number of
+entries and knows which streamed entry belongs to which model call."""
+
+from __future__ import annotations
+
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+
+from paicli_tui.ui.widgets.transcript_entries import (
+    AnswerEntry,
+    FoldingEntry,
+    NoteLine,
+    ReasoningEntry,
+    SubAgentReplyEntry,
+    ToolEntry,
+    UserEntry,
+)
+
+MAX_ENTRIES = 400
+
+StreamKey = tuple[str, str, str]  # actor, model call id, delta kind
+
+
+class Transcript(VerticalScroll, can_focus=False):
+    """Entries in order, oldest dropped beyond ``max_entries``."""
+
+    def __init__(self, max_entries: int = MAX_ENTRIES, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.max_entries = max_entries
+        self._streams: dict[StreamKey, AnswerEntry | FoldingEntry] = {}
+        self._tools: dict[tuple[str, str], ToolEntry] = {}
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    async def add(self, entry: Widget) -> None:
+        await self.mount(entry)
+        excess = len(self.children) - self.max_entries
+        if excess > 0:
+            old = list(self.children[:excess])
+            await self._forget(old)
+            await self.remove_children(old)
+
+    async def add_user(self, text: str) -> None:
+        await self.add(UserEntry(text))
+
+    async def add_line(self, text: str, kind: str = "info") -> None:
+        await self.add(NoteLine(text, kind))
+
+    async def stream_entry(self, key: StreamKey) -> AnswerEntry | FoldingEntry:
+        entry = self._streams.get(key)
+        if entry is None:
+            actor, _call, kind = key
+            if kind == "reasoning":
+                entry = ReasoningEntry(actor)
+            elif actor == "react" or _call == "final":
+                entry = AnswerEntry(actor)
+            else:
+                entry = SubAgentReplyEntry(actor)
+            self._streams[key] = entry
+            await self.add(entry)
+        return entry
+
+    async def write(self, key: StreamKey, text: str) -> None:
+        entry = await self.stream_entry(key)
+        entry.body.write(text)
+
+    async def settle(self) -> None:
+        """Wait until every streamed entry shows all it was given."""
+        for entry in list(self._streams.values()):
+            await entry.body.settle()
+
+    async def finish_call(self, actor: str, call_id: str | None = None) -> None:
+        """The model call ended (or, with no call id, the actor's turn did):
+        close its streams and fold its reasoning."""
+        for key in [k for k in self._streams if k[0] == actor and (call_id is None or k[1] == call_id)]:
+            entry = self._streams.pop(key)
+            if isinstance(entry, FoldingEntry):
+                await entry.finish()
+            else:
+                await entry.body.finish()
+
+    def has_stream(self, actor: str, kind: str = "content") -> bool:
+        return any(k[0] == actor and k[2] == kind for k in self._streams)
+
+    async def tool_started(self, actor: str, call_id: str, tool: str, arguments: str) -> None:
+        entry = ToolEntry(actor, tool, arguments)
+        self._tools[(actor, call_id)] = entry
+        await self.add(entry)
+
+    async def tool_finished(self, actor: str, call_id: str, tool: str, ok: bool, summary: str, content: str) -> None:
+        entry = self._tools.pop((actor, call_id), None)
+        if entry is None:  # started before the transcript was cleared or trimmed
+            entry = ToolEntry(actor, tool, "")
+            await self.add(entry)
+        entry.finished(ok, summary, content)
+
+    async def clear(self) -> None:
+        for entry in list(self._streams.values()):
+            await entry.body.finish()
+        self._streams.clear()
+        self._tools.clear()
+        await self.remove_children()
+
+    async def _forget(self, removed: list[Widget]) -> None:
+        gone = set(map(id, removed))
+        for entry in [v for v in self._streams.values() if id(v) in gone]:
+            await entry.body.finish()
+        self._streams = {k: v for k, v in self._streams.items() if id(v) not in gone}
+        self._tools = {k: v for k, v in self._tools.items() if id(v) not in gone}

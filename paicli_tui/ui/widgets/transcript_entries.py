@@ -1,0 +1,151 @@
+"""The pieces a transcript is made of: the person's input, streamed answers,
+collapsible reasoning, one line per tool call, and notes."""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Collapsible, Markdown, Static
+
+from paicli_tui.ui.event_lines import argument_subject, full_arguments
+
+TOOL_RESULT_CHARS = 4_000
+
+
+class UserEntry(Static):
+    """What the person typed."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(Content.assemble(("› ", "bold"), text))
+
+
+class NoteLine(Static):
+    """A one-line fact: an error, a retry, a plan step, a decision."""
+
+    def __init__(self, text: str, kind: str = "info") -> None:
+        super().__init__(Content(text), classes=f"-{kind}")
+
+
+class StreamedMarkdown(Markdown):
+    """Markdown that grows by ``Markdown.append`` (Textual's streaming path:
+    only the last block is re-parsed), never re-rendered from the start.
+
+    ``write`` returns at once; one background task appends whatever piled up
+    while the previous append ran, so a slow parse merges writes instead of
+    queueing them.
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._pending: list[str] = []
+        self._writer: asyncio.Task | None = None
+        self.finished = False
+
+    def write(self, text: str) -> None:
+        if self.finished or not text:
+            return
+        self._pending.append(text)
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.create_task(self._append_pending())
+
+    async def _append_pending(self) -> None:
+        while self._pending and self.is_attached:
+            text = "".join(self._pending)
+            self._pending.clear()
+            await self.append(text)
+
+    async def settle(self) -> None:
+        """Wait until everything written so far is on screen."""
+        while self._writer is not None and not self._writer.done():
+            await self._writer
+
+    async def finish(self) -> None:
+        self.finished = True
+        await self.settle()
+
+
+class AnswerEntry(Vertical):
+    """An agent's streamed answer; non-react actors are named above it."""
+
+    def __init__(self, actor: str) -> None:
+        super().__init__()
+        self.actor = actor
+        self.body = StreamedMarkdown(classes="answer")
+
+    def compose(self) -> ComposeResult:
+        if self.actor != "react":
+            yield Static(Content(self.actor), classes="actor")
+        yield self.body
+
+
+class FoldingEntry(Collapsible):
+    """Streamed text shown open while it arrives and folded once complete."""
+
+    STREAMING = "…"
+    DONE = ""
+    BODY_CLASS = ""
+
+    def __init__(self, actor: str) -> None:
+        self.actor = actor
+        self.body = StreamedMarkdown(classes=self.BODY_CLASS)
+        super().__init__(self.body, title=self._heading(self.STREAMING), collapsed=False)
+
+    def _heading(self, text: str) -> Content:
+        who = "" if self.actor == "react" else f"{self.actor} "
+        return Content(f"{who}{text}")
+
+    async def finish(self) -> None:
+        await self.body.finish()
+        self.title = self._heading(self.DONE)
+        self.collapsed = True
+
+
+class ReasoningEntry(FoldingEntry):
+    """The model's thinking, dimmed."""
+
+    STREAMING = "thinking…"
+    DONE = "thought"
+    BODY_CLASS = "reasoning"
+
+
+class SubAgentReplyEntry(FoldingEntry):
+    """A planner's, worker's or reviewer's reply: mostly structured text the
+    one-line plan and step entries already summarise."""
+
+    STREAMING = "writing…"
+    DONE = "reply"
+    BODY_CLASS = "reply"
+
+
+class ToolEntry(Collapsible):
+    """One compact line per tool call; expands to the arguments and result."""
+
+    def __init__(self, actor: str, tool: str, arguments: str) -> None:
+        self.actor = actor
+        self.tool = tool
+        self.arguments = arguments
+        self.details = Static(Content(full_arguments(arguments)), classes="tool-details")
+        super().__init__(self.details, title=self._heading("…", ""), collapsed=True)
+        self.add_class("-running")
+
+    def _heading(self, mark: str, summary: str) -> Content:
+        who = "" if self.actor == "react" else f"{self.actor} "
+        subject = argument_subject(self.arguments)
+        parts = [f"{who}{mark} {self.tool}"]
+        if subject:
+            parts.append(subject)
+        if summary:
+            parts.append(f"— {summary}")
+        return Content(" ".join(parts))
+
+    def finished(self, ok: bool, summary: str, content: str) -> None:
+        self.remove_class("-running")
+        self.add_class("-ok" if ok else "-failed")
+        self.title = self._heading("✓" if ok else "✗", " ".join(summary.split()))
+        if len(content) > TOOL_RESULT_CHARS:
+            content = content[:TOOL_RESULT_CHARS] + f"\n… {len(content) - TOOL_RESULT_CHARS:,} more characters"
+        text = full_arguments(self.arguments)
+        self.details.update(Content(f"{text}\n\n{content}" if content else text))

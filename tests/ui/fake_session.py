@@ -1,0 +1,89 @@
+"""A stand-in for paicli_tui.session.Session with the same surface: a real
+EventBus that tests publish real events onto (from threads when they like),
+and a record of what the UI asked for."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+
+from paicli_tui.config import Settings
+from paicli_tui.events import EventBus, ModeChanged, ModelResponse
+from paicli_tui.llm.types import Usage
+
+MODES = ("auto", "plan", "ask")
+#: A fixed string so snapshots never show a temp path.
+WORKSPACE = Path("/work/demo-project")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    kind: str
+    ok: bool
+    status: str
+    text: str = ""
+
+
+class FakeSession:
+    def __init__(self, workspace: Path = WORKSPACE, model_label: str = "demo") -> None:
+        self.settings = Settings(provider="demo")
+        self.workspace = workspace
+        self.session_id = "test-session"
+        self.bus = EventBus(self.session_id)
+        self.model_label = model_label
+        self.usage = Usage()
+        self.busy = False
+        self.submitted: list[str] = []
+        self.futures: list[Future] = []
+        self.cancelled = 0
+        self.cleared = 0
+        self.closed = False
+        self.submit_error: Exception | None = None
+        self._mode = "auto"
+        self._lock = threading.Lock()
+        self.bus.subscribe(self._count_usage)
+
+    @property
+    def approval_mode(self) -> str:
+        return self._mode
+
+    @approval_mode.setter
+    def approval_mode(self, mode: str) -> None:
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}")
+        self._mode = mode
+        self.bus.publish(ModeChanged("session", mode))
+
+    def cycle_mode(self) -> str:
+        self.approval_mode = MODES[(MODES.index(self._mode) + 1) % len(MODES)]
+        return self._mode
+
+    def _count_usage(self, event) -> None:
+        if isinstance(event, ModelResponse):
+            with self._lock:
+                self.usage = self.usage + Usage(event.prompt_tokens, event.completion_tokens, event.cached_tokens)
+
+    def submit(self, text: str) -> Future:
+        if self.submit_error is not None:
+            raise self.submit_error
+        self.submitted.append(text)
+        future: Future = Future()
+        self.futures.append(future)
+        self.busy = True
+        return future
+
+    def finish(self, outcome: Outcome | None = None) -> None:
+        """End the latest job the way the engine thread would."""
+        self.busy = False
+        self.futures[-1].set_result(outcome or Outcome("react", True, "final"))
+
+    def cancel(self) -> None:
+        self.cancelled += 1
+
+    def clear(self) -> None:
+        self.cleared += 1
+
+    def close(self) -> None:
+        self.closed = True

@@ -1,0 +1,54 @@
+"""Pure text helpers of the UI: slash commands and event lines."""
+
+from __future__ import annotations
+
+from paicli_tui import events as ev
+from paicli_tui.ui.event_lines import argument_subject, describe, full_arguments
+from paicli_tui.ui.slash_commands import SlashCommand, complete, help_text, parse_slash
+
+
+def choices(command: str) -> list[str]:
+    return {"/mode": ["auto", "plan", "ask"], "/theme": ["paicli-dark", "paicli-light"]}.get(command, [])
+
+
+def test_parse_slash():
+    assert parse_slash("  /Mode  plan ") == SlashCommand("/mode", "plan")
+    assert parse_slash("/plan add a README") == SlashCommand("/plan", "add a README")
+    assert parse_slash("fix the bug") is None
+
+
+def test_complete_commands_and_arguments():
+    assert complete("/pl", choices) == "/plan"
+    assert complete("/he", choices) == "/help"
+    assert complete("/help", choices) is None
+    assert complete("/mode p", choices) == "/mode plan"
+    assert complete("/theme paicli-d", choices) == "/theme paicli-dark"
+    assert complete("/theme paicli-dark", choices) is None
+    assert complete("/zzz", choices) is None
+    assert complete("plain text", choices) is None
+
+
+def test_help_lists_every_command_and_the_keys():
+    text = help_text()
+    for name in ("/plan", "/team", "/mode", "/theme", "/model", "/clear", "/help", "/quit", "shift+tab", "esc"):
+        assert name in text
+
+
+def test_tool_lines_keep_commands_and_paths_whole_in_the_details():
+    command = "pytest -q tests/very/long/path/" + "x" * 100
+    arguments = f'{{"command": "{command}", "timeout": 30}}'
+    assert full_arguments(arguments) == f"command: {command}\ntimeout: 30"
+    subject = argument_subject(arguments)
+    assert subject.startswith("pytest -q tests/") and subject.endswith("…") and len(subject) <= 70
+    assert argument_subject('{"path": "src/a.py"}') == "src/a.py"
+    assert argument_subject("not json") == "not json"
+
+
+def test_describe_events():
+    assert describe(ev.ModelRetry("react", "c1", 2, 1.5, "HTTP 429")).text == "↻ retry 2 in 1.5s: HTTP 429"
+    line = describe(ev.ModelError("task_1", "c1", "timeout", "no data for 120s"))
+    assert line.kind == "error" and line.text == "[task_1] ✗ model call failed (timeout): no data for 120s"
+    assert describe(ev.AgentFinished("react", "final", "done")) is None
+    assert describe(ev.AgentFinished("react", "cancelled", "", "cancelled by the user")).kind == "warning"
+    assert describe(ev.ApprovalDecided("react", "write_file", "no")).text == "write_file: no"
+    assert describe(ev.ModelDelta("react", "c1", "content", "x")) is None
