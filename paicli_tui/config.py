@@ -73,6 +73,14 @@ class Settings(BaseModel):
     """Optional per-agent token budget (prompt + completion)."""
     max_seconds: float | None = Field(None, gt=0)
     """Optional per-agent wall-clock budget."""
+    run_max_turns: int | None = Field(None, ge=1)
+    """Optional per-run model-call budget (all agents of one run together)."""
+    run_max_tokens: int | None = Field(None, ge=1)
+    """Optional per-run token budget; when used up no new task is dispatched."""
+    run_max_seconds: float | None = Field(None, gt=0)
+    """Optional per-run wall-clock budget."""
+    prices: dict[str, "Price"] = Field(default_factory=dict)
+    """Price per million tokens by model name: ``[prices."gpt-4o-mini"]``."""
     search_url: str | None = None
     """SearXNG base URL; web_search is exposed only when set."""
     team_review: bool = True
@@ -85,6 +93,20 @@ class Settings(BaseModel):
             model=self.model or preset["model"],
             api_key_env=self.api_key_env if self.api_key_env is not None else preset["api_key_env"],
         )
+
+
+class Price(BaseModel):
+    """US dollars (or any one currency) per million tokens. Cached prompt
+    tokens cost ``cached`` when given, else the ``prompt`` price."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    prompt: float = Field(0.0, ge=0)
+    completion: float = Field(0.0, ge=0)
+    cached: float | None = Field(None, ge=0)
+
+
+Settings.model_rebuild()
 
 
 class ResolvedProvider(BaseModel):

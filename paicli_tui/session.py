@@ -14,10 +14,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from paicli_tui.agent.budget import Budget
+from paicli_tui.agent.budget import Budget, RunBudget
 from paicli_tui.agent.loop import Agent
 from paicli_tui.config import Settings
-from paicli_tui.events import Event, EventBus, ModeChanged, ModelResponse, SessionStarted
+from paicli_tui.events import (
+    Event,
+    EventBus,
+    ModeChanged,
+    ModelResponse,
+    RunCancelled,
+    RunOutcomeRecorded,
+    RunRequested,
+    SessionStarted,
+)
 from paicli_tui.ledger import Ledger, new_session_id
 from paicli_tui.llm.types import Usage
 
@@ -28,6 +37,8 @@ if TYPE_CHECKING:
 
 MODES = ("auto", "plan", "ask")
 RunKind = Literal["react", "plan", "team", "command"]
+#: Budget settings recorded with each run (P-8: the report names them).
+LIMIT_SETTINGS = ("max_turns", "max_tokens", "max_seconds", "run_max_turns", "run_max_tokens", "run_max_seconds")
 
 
 class SessionBusy(RuntimeError):
@@ -73,6 +84,7 @@ class Session:
         self.plan_reviewer = plan_reviewer
         self._approval_mode = settings.approval_mode
         self.usage = Usage()
+        self._run_budget = RunBudget()
         self._usage_lock = threading.Lock()
         self.bus.subscribe(self._count_usage)
         self._jobs = ThreadPoolExecutor(max_workers=1, thread_name_prefix="paicli-session")
@@ -110,6 +122,7 @@ class Session:
         if isinstance(event, ModelResponse):
             with self._usage_lock:
                 self.usage = self.usage + Usage(event.prompt_tokens, event.completion_tokens, event.cached_tokens)
+            self._run_budget.charge(event.prompt_tokens + event.completion_tokens)
 
     # -- input -------------------------------------------------------------------
 
@@ -144,7 +157,10 @@ class Session:
 
         def run() -> RunOutcome:
             try:
-                return job(*args)
+                outcome = job(*args)
+                if outcome.kind != "command":
+                    self.bus.publish(RunOutcomeRecorded("session", outcome.kind, outcome.ok, outcome.status, outcome.text))
+                return outcome
             finally:
                 self.bus.mode = "react"
                 self._busy.release()
@@ -152,6 +168,8 @@ class Session:
         return self._jobs.submit(run)
 
     def cancel(self) -> None:
+        if self.busy and not self._cancel.is_set():
+            self.bus.publish(RunCancelled("session", "cancelled by the user"))
         self._cancel.set()
 
     def clear(self) -> None:
@@ -174,7 +192,19 @@ class Session:
 
     def _budget(self) -> Budget:
         s = self.settings
-        return Budget(max_turns=s.max_turns, max_tokens=s.max_tokens, max_seconds=s.max_seconds)
+        return Budget(max_turns=s.max_turns, max_tokens=s.max_tokens, max_seconds=s.max_seconds, run=self._run_budget)
+
+    def _begin_run(self, kind: RunKind, goal: str) -> None:
+        """Stamp the mode, start the run's shared budget and record the run
+        with its limits and the model's price (the ledger must be enough to
+        report the run later)."""
+        s = self.settings
+        self.bus.mode = kind
+        self._run_budget = RunBudget(s.run_max_turns, s.run_max_tokens, s.run_max_seconds)
+        limits = {name: getattr(s, name) for name in LIMIT_SETTINGS if getattr(s, name) is not None}
+        model = self.client.model
+        prices = {model: s.prices[model].model_dump()} if model in s.prices else {}
+        self.bus.publish(RunRequested("session", kind, goal, limits, prices))
 
     def _new_agent(self, name: str, role: str, *, task_type: str | None = None, tools: bool = True) -> Agent:
         prompt = self.assembler.system_prompt(role, approval_mode=self._approval_mode, task_type=task_type)
@@ -194,11 +224,12 @@ class Session:
         from paicli_tui.prompt_assembler import with_turn_context
         from paicli_tui.tools.trusted_urls import TrustedUrls
 
-        self.bus.mode = "react"
+        self._begin_run("react", text)
         if not text:
             return RunOutcome("react", False, "failed", "nothing to do: the input was empty")
         if self._react is None:
             self._react = self._new_agent("react", "react")
+        self._react.budget.run = self._run_budget
         outcome = self._react.run_turn(
             with_turn_context(text), cancel=self._cancel, trusted_urls=TrustedUrls.from_user_text(text)
         )
@@ -212,7 +243,7 @@ class Session:
         from paicli_tui.prompt_assembler import with_turn_context
         from paicli_tui.tools.trusted_urls import TrustedUrls
 
-        self.bus.mode = "plan"
+        self._begin_run("plan", goal)
         if not goal and plan is None:
             return RunOutcome("plan", False, "FAILED", "usage: /plan GOAL")
         cancel = self._cancel
@@ -220,6 +251,7 @@ class Session:
         planned = self._plan_and_review(planner, goal, plan, cancel)
         if isinstance(planned, RunOutcome):
             return planned
+        goal = planned.goal or goal  # amendments extend the goal (P-4.2)
         trusted = TrustedUrls.from_user_text(goal)
 
         def run_task(task, current_plan, worker, task_cancel) -> TaskOutcome:
@@ -244,6 +276,8 @@ class Session:
             policy=self.settings.schedule,
             parallelism=self.settings.parallelism,
             replanner=replan,
+            version=max(planner.version, 1),
+            run_limit=self._run_budget.exceeded_kind,
         )
         report = executor.run(cancel)
         return RunOutcome("plan", report.status.value == "COMPLETED", report.status.value, report.summary)
@@ -252,7 +286,7 @@ class Session:
         from paicli_tui.team.orchestrator import TeamOrchestrator
         from paicli_tui.tools.trusted_urls import TrustedUrls
 
-        self.bus.mode = "team"
+        self._begin_run("team", goal)
         if not goal and plan is None:
             return RunOutcome("team", False, "FAILED", "usage: /team GOAL")
         cancel = self._cancel
@@ -264,11 +298,13 @@ class Session:
             approver=self.approver,
             settings=self.settings,
             approval_mode=self._approval_mode,
+            run_budget=self._run_budget,
         )
         review = self.settings.team_review
         planned = self._plan_and_review(orchestrator.planner, goal, plan, cancel, create=orchestrator.plan, review=review)
         if isinstance(planned, RunOutcome):
             return planned
+        goal = planned.goal or goal
         report = orchestrator.run(goal, planned, cancel, TrustedUrls.from_user_text(goal))
         return RunOutcome("team", report.status.value == "COMPLETED", report.status.value, report.summary)
 
@@ -285,6 +321,8 @@ class Session:
                 plan = create(goal, cancel) if create else planner.create(goal, cancel=cancel)
             except (PlanError, ModelError) as exc:
                 return RunOutcome(kind, False, "FAILED", f"planning failed: {exc}")
+        else:
+            planner.announce(plan, "file")
         if self.plan_reviewer is not None and review:
             approved = review_loop(planner, self.plan_reviewer, goal, plan)
             if approved is None:

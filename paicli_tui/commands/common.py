@@ -19,6 +19,12 @@ FLAG_SETTINGS = {
     "workers": "workers",
     "approval": "approval_mode",
     "theme": "theme",
+    "max_turns": "max_turns",
+    "max_tokens": "max_tokens",
+    "max_seconds": "max_seconds",
+    "run_max_turns": "run_max_turns",
+    "run_max_tokens": "run_max_tokens",
+    "run_max_seconds": "run_max_seconds",
 }
 
 

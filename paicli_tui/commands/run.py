@@ -78,8 +78,9 @@ def main(args: argparse.Namespace) -> int:
         print(f"interrupted; run record: {session.ledger.path}", file=sys.stderr)
         return 130
     if isinstance(printer, JsonPrinter):
-        printer.final({"event": "outcome", "kind": outcome.kind, "ok": outcome.ok, "status": outcome.status,
-                       "text": outcome.text, "session": session.session_id, "ledger": str(session.ledger.path)})
+        from paicli_tui.records.report import final_report
+
+        printer.final(final_report(session.ledger.path, outcome, settings.prices))
     elif not outcome.ok and outcome.kind == "react":
         print(f"paicli: {outcome.status}: {outcome.text}", file=sys.stderr)
     elif not outcome.ok and outcome.status in ("FAILED", "CANCELLED") and "planning failed" in outcome.text:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
-from paicli_tui.agent.budget import Budget
+from paicli_tui.agent.budget import Budget, RunBudget
 from paicli_tui.agent.loop import Agent
 from paicli_tui.events import EventBus
 from paicli_tui.plan.executor import ExecutionReport, PlanExecutor
@@ -42,8 +42,10 @@ class TeamOrchestrator:
         approver: "Approver | None",
         settings: "Settings",
         approval_mode: str = "auto",
+        run_budget: RunBudget | None = None,
     ) -> None:
         self.client = client
+        self.run_budget = run_budget
         self.registry = registry
         self.assembler = assembler
         self.bus = bus
@@ -88,6 +90,8 @@ class TeamOrchestrator:
             workers=names,
             replanner=None,
             actor=ORCHESTRATOR,
+            version=max(self.planner.version, 1),
+            run_limit=self.run_budget.exceeded_kind if self.run_budget is not None else None,
         )
         return executor.run(cancel)
 
@@ -109,6 +113,9 @@ class TeamOrchestrator:
             bus=self.bus,
             approver=self.approver,
             approval_mode=self.approval_mode,
-            budget=Budget(max_turns=settings.max_turns, max_tokens=settings.max_tokens, max_seconds=settings.max_seconds),
+            budget=Budget(
+                max_turns=settings.max_turns, max_tokens=settings.max_tokens, max_seconds=settings.max_seconds,
+                run=self.run_budget,
+            ),
             max_history_chars=settings.max_history_chars,
         )

@@ -1,0 +1,59 @@
+"""The plan a run was executing at each ledger line, and its task statuses.
+
+The plan in force is the latest `plan_version` or `run_started` plan; a new
+version starts with fresh statuses (replanned ids restart at task_1).
+"""
+
+from __future__ import annotations
+
+from paicli_tui.ledger import LedgerLine
+
+FAILED_LIKE = frozenset({"FAILED", "BLOCKED"})
+TERMINAL = frozenset({"COMPLETED", "FAILED", "SKIPPED", "BLOCKED", "CANCELLED"})
+
+
+class PlanState:
+    def __init__(self) -> None:
+        self.version = 0
+        self.deps: dict[str, list[str]] = {}
+        self.status: dict[str, str] = {}
+
+    def observe(self, line: LedgerLine) -> None:
+        """Feed every line, in order, after the rule looked at it."""
+        p = line.payload if isinstance(line.payload, dict) else {}
+        if line.event in ("plan_version", "run_started"):
+            self.version = int(p.get("version") or self.version + 1)
+            tasks = (p.get("plan") or {}).get("tasks") or []
+            self.deps = {str(t.get("id")): [str(d) for d in t.get("dependencies") or []] for t in tasks}
+            self.status = {}
+        elif line.event == "status":
+            self.status[str(p.get("task_id", ""))] = str(p.get("status", ""))
+
+    def knows(self, task_id: str) -> bool:
+        return task_id in self.deps
+
+    def dependents(self, task_id: str) -> set[str]:
+        """Every task that depends on ``task_id``, directly or not."""
+        found: set[str] = set()
+        frontier = [task_id]
+        while frontier:
+            current = frontier.pop()
+            for tid, deps in self.deps.items():
+                if current in deps and tid not in found:
+                    found.add(tid)
+                    frontier.append(tid)
+        return found
+
+    def upstream_failure(self, task_id: str) -> str | None:
+        """A FAILED/BLOCKED task this one depends on, directly or not."""
+        seen: set[str] = set()
+        frontier = list(self.deps.get(task_id, []))
+        while frontier:
+            current = frontier.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            if self.status.get(current) in FAILED_LIKE:
+                return current
+            frontier.extend(self.deps.get(current, []))
+        return None

@@ -1,0 +1,109 @@
+"""A recorded session standing in for a live one, so the full-screen app can
+play a ledger back (`paicli replay SESSION`). Textual-free: it has the
+surface the app and its screens read (bus, settings, workspace, model label,
+usage, mode, busy, submit, cancel) and plays the timeline onto its bus from
+a thread, like an engine would. Nothing can be submitted: no model, no tools.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Callable
+
+from paicli_tui import events as ev
+from paicli_tui.config import Settings
+from paicli_tui.llm.types import Usage
+from paicli_tui.records.player import Timed, play, timeline
+from paicli_tui.records.runs import load
+
+MODES = ("auto", "plan", "ask")
+#: Called on the player thread just before a run's first scheduling event:
+#: (run_started event, the run's goal, "plan" | "team").
+RunOpened = Callable[[ev.RunStarted, str, str], None]
+
+
+class ReplayReadOnly(RuntimeError):
+    """Input typed during a replay."""
+
+
+class ReplaySession:
+    def __init__(self, path: Path, settings: Settings | None = None) -> None:
+        self.path = path
+        self.session_id = path.stem
+        self.warnings: list[str] = []
+        self.timeline: list[Timed] = timeline(load(path, self.warnings), self.warnings)
+        started = next((t.event for t in self.timeline if isinstance(t.event, ev.SessionStarted)), None)
+        self.settings = settings or Settings()
+        self.workspace = Path(started.workspace) if started else path.parent
+        self.model_label = f"replay of {self.session_id}" + (f" ({started.model})" if started else "")
+        self._mode = started.mode if started and started.mode in MODES else "auto"
+        self.bus = ev.EventBus(self.session_id)
+        self.usage = Usage()
+        self.bus.subscribe(self._count_usage)
+        self._stop = threading.Event()
+        self._playing = threading.Event()
+        self.finished = threading.Event()
+
+    # -- the session surface the UI reads ------------------------------------------------
+
+    @property
+    def approval_mode(self) -> str:
+        return self._mode
+
+    @approval_mode.setter
+    def approval_mode(self, mode: str) -> None:
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+        self._mode = mode
+
+    def cycle_mode(self) -> str:
+        self._mode = MODES[(MODES.index(self._mode) + 1) % len(MODES)]
+        return self._mode
+
+    @property
+    def busy(self) -> bool:
+        return self._playing.is_set()
+
+    def submit(self, text: str) -> Future:
+        raise ReplayReadOnly(f"this is a replay of {self.session_id}: it takes no input (Ctrl+C twice quits)")
+
+    @property
+    def stopped(self) -> bool:
+        return self._stop.is_set()
+
+    def cancel(self) -> None:
+        """Stop the playback where it is."""
+        self._stop.set()
+
+    def close(self) -> None:
+        self._stop.set()
+
+    def _count_usage(self, event: ev.Event) -> None:
+        if isinstance(event, ev.ModelResponse):
+            self.usage = self.usage + Usage(event.prompt_tokens, event.completion_tokens, event.cached_tokens)
+
+    # -- playback -------------------------------------------------------------------------
+
+    def play(self, speed: float | None, on_run: RunOpened | None = None) -> bool:
+        """Publish the recorded events (blocking; run it on a thread).
+        Returns False when stopped before the end."""
+        goal = ""
+
+        def publish(event: ev.Event) -> None:
+            nonlocal goal
+            if isinstance(event, ev.RunRequested):
+                goal = event.goal
+            elif isinstance(event, ev.PlanProposed) and not goal:
+                goal = event.goal
+            elif isinstance(event, ev.RunStarted) and on_run is not None:
+                on_run(event, goal, "team" if event.actor == "orchestrator" else "plan")
+            self.bus.publish(event)
+
+        self._playing.set()
+        try:
+            return play(self.timeline, publish, speed=speed, cancel=self._stop)
+        finally:
+            self._playing.clear()
+            self.finished.set()

@@ -1,0 +1,100 @@
+"""`paicli replay` on screen: a recorded team run played into the real app
+ends on the same run screen state as the live run's (tree, attempts,
+workers, verdict lines in the panes, summary)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from paicli_tui.config import Settings
+from paicli_tui.llm.scripted import Script, ScriptedTransport
+from paicli_tui.records.replay_session import ReplayReadOnly, ReplaySession
+from paicli_tui.session import Session
+from paicli_tui.tools.approval import AutoApprover
+from paicli_tui.ui.app import PaicliApp
+from paicli_tui.ui.event_pump import EventPump
+from paicli_tui.ui.run_model import RunModel, tasks_from_plan
+from paicli_tui.ui.screens.run_screen import RunScreen
+from tests.support.recorder import StepResponder, team_plan
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def _live_team_run(tmp_path):
+    """A real team run; every live event (deltas included) also goes through
+    an event pump into the run screen's model, as in the live app."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    script = Script({"planner": [team_plan(("A", []), ("B needs A", ["s1"]), ("C alone", []))]},
+                    default=StepResponder("step_1"))
+    settings = Settings(provider="custom", base_url="http://scripted.invalid/v1", model="m", max_retries=0, workers=1)
+    session = Session(settings, workspace, approver=AutoApprover(), transport=ScriptedTransport(script))
+    pump = EventPump()
+    session.bus.subscribe(pump.put)
+    try:
+        session.start_team("A then B, and C").result(timeout=20)
+    finally:
+        session.close()
+    items = pump.drain()
+    started = next(item for item in items if type(item).__name__ == "RunStarted")
+    model = RunModel(tasks_from_plan(started.plan), list(started.workers))
+    output: dict[str, str] = {}
+    for item in items:
+        update = model.apply([item])
+        for worker, segments in update.output.items():
+            output[worker] = output.get(worker, "") + "".join(text for _, text in segments)
+    return session.ledger.path, model, output
+
+
+def _state(model: RunModel):
+    tasks = [(t.id, t.status, t.attempt, t.worker, t.result, t.error) for t in model.task_list()]
+    return tasks, model.status, model.summary, {w: model.pane_title(w) for w in model.workers}
+
+
+async def test_replayed_team_run_ends_on_the_live_run_screen_state(tmp_path):
+    path, live_model, live_output = _live_team_run(tmp_path)
+    session = ReplaySession(path)
+    app = PaicliApp(session, remember_theme=False)
+    screens: list[RunScreen] = []
+    replay_output: dict[str, str] = {}
+
+    def open_run(started, goal, kind):
+        screen = RunScreen(started.plan, goal, list(started.workers), kind=kind, on_cancel=session.cancel, tick=False)
+        apply = screen.model.apply
+
+        def recording_apply(items):
+            update = apply(items)
+            for worker, segments in update.output.items():
+                replay_output[worker] = replay_output.get(worker, "") + "".join(text for _, text in segments)
+            return update
+
+        screen.model.apply = recording_apply
+        screens.append(screen)
+        app.call_from_thread(app.push_screen, screen)
+
+    async with app.run_test(size=(140, 40)) as pilot:
+        player = threading.Thread(target=session.play, args=(None, open_run), daemon=True)
+        player.start()
+        for _ in range(400):
+            await pilot.pause(0.02)
+            if screens and screens[0].model.finished and session.finished.is_set() and not len(app.pump):
+                break
+        (screen,) = screens
+        assert app.screen is screen and screen.kind == "team" and screen.goal == "A then B, and C"
+        assert _state(screen.model) == _state(live_model)
+        assert screen.model.status == "COMPLETED" and "✅ step_1" in screen.model.summary
+        assert replay_output == live_output
+        assert "rejected" in replay_output["worker-1"]
+        player.join(timeout=5)
+
+
+def test_a_replay_takes_no_input_and_stops_on_cancel(tmp_path):
+    path, _, _ = _live_team_run(tmp_path)
+    session = ReplaySession(path)
+    assert session.model_label.startswith(f"replay of {path.stem}") and session.workspace == tmp_path / "ws"
+    with pytest.raises(ReplayReadOnly, match="takes no input"):
+        session.submit("do something")
+    session.cancel()
+    assert session.play(1.0) is False and session.finished.is_set()
