@@ -1,0 +1,147 @@
+"""The review screen's editing state (P-4.3), without Textual: the plan as a
+JSON-shaped dict, an undo stack, and the P-3.2 problems of the current
+version keyed by task id.
+
+Every edit goes through ``plan.edits`` (pure functions), then ids are
+renumbered in array order — the ids the person sees are the ids that will
+run — and the result is validated at once. An invalid version is kept and
+shown with its problems; it just cannot be turned into a runnable plan.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from paicli_tui.plan import edits
+from paicli_tui.plan.model import Plan
+from paicli_tui.plan.parser import PlanError, plan_from_dict, validate_plan_dict
+from paicli_tui.plan.schema import entries_key
+from paicli_tui.plan.strict_json import StrictJsonError, read_json_object
+from paicli_tui.ui.run_model import TaskView, tasks_from_entries
+
+
+def id_prefix_of(plan: Plan) -> str:
+    """``step`` for a team plan, ``task`` otherwise."""
+    return "step" if plan.tasks and all(task.id.startswith("step_") for task in plan.tasks) else "task"
+
+
+@dataclass
+class PlanEditState:
+    plan_dict: dict
+    prefix: str = "task"
+    problems: list[PlanError] = field(default_factory=list)
+    _undo: list[dict] = field(default_factory=list)
+
+    @classmethod
+    def from_plan(cls, plan: Plan) -> "PlanEditState":
+        return cls(plan.to_dict(), id_prefix_of(plan))
+
+    # -- reading -----------------------------------------------------------------
+
+    @property
+    def entries(self) -> list:
+        return self.plan_dict.get(entries_key(self.plan_dict) or "tasks") or []
+
+    @property
+    def ids(self) -> list[str]:
+        return [task.id for task in self.tasks()]
+
+    def tasks(self) -> list[TaskView]:
+        return tasks_from_entries(self.entries)
+
+    def task(self, task_id: str) -> TaskView:
+        return next(task for task in self.tasks() if task.id == task_id)
+
+    def index_of(self, task_id: str) -> int:
+        return self.ids.index(task_id)
+
+    @property
+    def valid(self) -> bool:
+        return not self.problems
+
+    @property
+    def edited(self) -> bool:
+        return bool(self._undo)
+
+    def problems_by_task(self) -> tuple[dict[str, list[str]], list[str]]:
+        """(task id → problem texts, problems that belong to no task)."""
+        ids = self.ids
+        by_task: dict[str, list[str]] = {}
+        general: list[str] = []
+        for problem in self.problems:
+            if problem.step_index is not None and problem.step_index < len(ids):
+                field_name = f"{problem.field}: " if problem.field else ""
+                by_task.setdefault(ids[problem.step_index], []).append(field_name + problem.detail)
+            else:
+                general.append(str(problem))
+        return by_task, general
+
+    def to_plan(self) -> Plan:
+        """The runnable plan; raises PlanError while the plan is invalid."""
+        return plan_from_dict(self.plan_dict, self.prefix)
+
+    # -- editing -----------------------------------------------------------------
+
+    def apply(self, edit: Callable[..., dict], *args) -> None:
+        """Run one ``plan.edits`` function, renumber and validate."""
+        edited = edit(self.plan_dict, *args)
+        try:
+            edited = edits.renumber(edited, self.prefix)
+        except PlanError:
+            pass  # validation reports what stops renumbering
+        self._undo.append(self.plan_dict)
+        self.plan_dict = edited
+        self.validate()
+
+    def undo(self) -> bool:
+        if not self._undo:
+            return False
+        self.plan_dict = self._undo.pop()
+        self.validate()
+        return True
+
+    def validate(self) -> None:
+        self.problems = validate_plan_dict(self.plan_dict, self.prefix)
+
+    # -- files ---------------------------------------------------------------------
+
+    def save(self, folder: Path, goal: str) -> Path:
+        """Write the plan (with its goal) as JSON to a new file in ``folder``."""
+        folder.mkdir(parents=True, exist_ok=True)
+        data = {"goal": goal}
+        if isinstance(self.plan_dict.get("summary"), str):
+            data["summary"] = self.plan_dict["summary"]
+        data["steps" if self.prefix == "step" else "tasks"] = self.entries
+        number = 1
+        while (path := folder / f"{self.prefix}-plan-{number}.json").exists():
+            number += 1
+        path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        return path
+
+
+class PlanFileError(ValueError):
+    """A plan file that cannot be read or breaks a P-3.2 rule."""
+
+
+def load_plan_file(path: Path, id_prefix: str | None = None) -> Plan:
+    """Read a saved plan (``--plan-file``) by the P-3.2 rules. Its ``goal``
+    becomes ``Plan.goal``; ids use ``step_`` when the file has ``steps``
+    (unless ``id_prefix`` says otherwise)."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PlanFileError(f"plan file {path}: not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise PlanFileError(f"plan file {path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        data = read_json_object(text, "plan file")
+        prefix = id_prefix or ("step" if entries_key(data) == "steps" else "task")
+        plan = plan_from_dict(data, prefix)
+    except (StrictJsonError, PlanError) as exc:
+        raise PlanFileError(f"plan file {path}: {exc}") from None
+    goal = data.get("goal")
+    plan.goal = goal if isinstance(goal, str) else ""
+    return plan

@@ -1,0 +1,148 @@
+"""The UI's ``PlanReviewer`` (P-4.2): ``review`` runs on the session's engine
+thread, hands the plan to the UI once and blocks on a Future until the person
+decides on the review screen.
+
+``review_loop`` calls ``review`` again after an amendment — with the revised
+plan (the screen then shows the diff against what the person amended) or,
+when the revision failed, with the very same plan (the screen says so and
+why). A decision to run swaps the review screen for the run screen *before*
+the engine is released, so the run's first events already reach it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import Future, InvalidStateError, TimeoutError as FutureTimeout
+from pathlib import Path
+from typing import Any, Callable
+
+from paicli_tui.plan.model import Plan
+from paicli_tui.plan.review import ReviewDecision
+from paicli_tui.ui.plan_edit_state import id_prefix_of
+from paicli_tui.ui.screens.plan_review import PlanReviewScreen
+from paicli_tui.ui.screens.run_screen import RunScreen
+
+POLL_SECONDS = 0.2
+
+
+def run_workers(app: Any, plan: Plan) -> tuple[str, list[str]]:
+    """(kind, worker names) the run will use: /team has ``settings.workers``
+    workers; /plan runs up to ``settings.parallelism`` tasks at once (more
+    panes appear if the executor uses more slots)."""
+    settings = getattr(getattr(app, "session", None), "settings", None)
+    if id_prefix_of(plan) == "step":
+        count = getattr(settings, "workers", 2)
+        return "team", [f"worker-{i}" for i in range(1, count + 1)]
+    count = min(getattr(settings, "parallelism", 4), max(1, len(plan.tasks)))
+    return "plan", [f"worker-{i}" for i in range(1, count + 1)]
+
+
+def open_run_screen(
+    app: Any, plan: Plan, goal: str, *, replace: bool = False, clock: Callable[[], float] = time.monotonic
+) -> RunScreen:
+    """Show the run screen for ``plan`` (UI thread). ``replace`` swaps it for
+    the top screen (the review screen) instead of pushing it."""
+    kind, workers = run_workers(app, plan)
+    session = getattr(app, "session", None)
+    screen = RunScreen(plan, goal, workers, kind=kind, on_cancel=getattr(session, "cancel", None), clock=clock)
+    if replace:
+        app.switch_screen(screen)
+    else:
+        app.push_screen(screen)
+    return screen
+
+
+class UIPlanReviewer:
+    def __init__(
+        self, app: Any = None, *, save_dir: Path | None = None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._app = app
+        self.save_dir = save_dir
+        self.clock = clock
+        self._screen: PlanReviewScreen | None = None
+        self._answer: Future | None = None
+        # (plan reviewed, the plan the person amended) while an amendment is pending
+        self._amending: tuple[Plan, Plan] | None = None
+        self._closed = False
+        self._errors: list[str] = []
+
+    def attach(self, app: Any) -> None:
+        """The session is made before the app: attach the app once it exists."""
+        self._app = app
+
+    # -- engine thread -----------------------------------------------------------------
+
+    def review(self, plan: Plan, goal: str) -> ReviewDecision:
+        app = self._app
+        if app is None or self._closed or not app.is_running:
+            return ReviewDecision("cancel")
+        amending, self._amending = self._amending, None
+        rejected = amending is not None and plan is amending[0]
+        previous = amending[1] if amending is not None and not rejected else None
+        answer: Future = Future()
+
+        def hand_over() -> None:
+            try:
+                app.call_from_thread(self._present, plan, goal, answer, previous, rejected)
+            except Exception:  # the app stopped: nobody can answer
+                _settle(answer, ReviewDecision("cancel"))
+
+        # A daemon thread makes the one UI hand-over, so an app that stops
+        # meanwhile can never strand the engine thread.
+        threading.Thread(target=hand_over, name="paicli-review-handover", daemon=True).start()
+        decision = self._wait(answer)
+        if decision.action == "amend":
+            self._amending = (plan, decision.plan or plan)
+        return decision
+
+    def report_error(self, message: str) -> None:
+        """``review_loop(on_error=…)``: why a revision was not adopted."""
+        self._errors.append(message)
+
+    def close(self) -> None:
+        self._closed = True
+        if self._answer is not None:
+            _settle(self._answer, ReviewDecision("cancel"))
+
+    def _wait(self, answer: Future) -> ReviewDecision:
+        while True:
+            try:
+                return answer.result(timeout=POLL_SECONDS)
+            except FutureTimeout:
+                if self._closed or not self._app.is_running:
+                    _settle(answer, ReviewDecision("cancel"))
+
+    # -- UI thread ---------------------------------------------------------------------
+
+    def _present(self, plan: Plan, goal: str, answer: Future, previous: Plan | None, rejected: bool) -> None:
+        self._answer = answer
+        screen = self._screen
+        if screen is not None and screen in self._app.screen_stack:
+            reason = self._errors[-1] if rejected and self._errors else ""
+            screen.show_plan(plan, goal, previous=previous, rejected=rejected, reason=reason)
+        else:
+            screen = PlanReviewScreen(plan, goal, on_decision=self._decided, save_dir=self.save_dir)
+            self._screen = screen
+            self._app.push_screen(screen)
+        self._errors.clear()
+
+    def _decided(self, decision: ReviewDecision) -> None:
+        answer, screen = self._answer, self._screen
+        if answer is None or screen is None:
+            return
+        if decision.action == "run":
+            self._screen = None
+            open_run_screen(self._app, decision.plan or screen.plan, screen.goal, replace=True, clock=self.clock)
+        elif decision.action == "cancel":
+            self._screen = None
+            if self._app.screen is screen:
+                self._app.pop_screen()
+        _settle(answer, decision)
+
+
+def _settle(answer: Future, decision: ReviewDecision) -> None:
+    try:
+        answer.set_result(decision)
+    except InvalidStateError:
+        pass

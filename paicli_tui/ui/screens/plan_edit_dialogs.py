@@ -1,0 +1,141 @@
+"""Small modal dialogs for the plan review screen (P-4.2, P-4.3): a text
+prompt (amendment, description, new task), a type picker, a dependency
+picker and a yes/no confirmation. Each dismisses with its answer, or None
+when the person presses Esc."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from paicli_tui.plan.model import TaskType
+
+DIALOG_CSS = """
+PlanDialog {
+    align: center middle;
+    background: $background 60%;
+    & > Vertical {
+        width: 72;
+        max-width: 95%;
+        height: auto;
+        max-height: 90%;
+        border: thick $primary;
+        background: $panel;
+        padding: 0 1;
+    }
+    & .dialog-title { text-style: bold; margin-bottom: 1; }
+    & .dialog-hint { color: $text-muted; margin-top: 1; }
+    & OptionList { height: auto; max-height: 14; }
+}
+"""
+
+
+class PlanDialog(ModalScreen):
+    DEFAULT_CSS = DIALOG_CSS
+    BINDINGS = [Binding("escape", "close", "Close", show=False, id="plan_dialog.close")]
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+def _text(value: str) -> Static:
+    # Built as Text: a hint like "[Enter]" would otherwise be read as markup.
+    return Static(Text(value))
+
+
+class TextPrompt(PlanDialog):
+    """One line of text; Enter answers with it (blank answers are refused)."""
+
+    def __init__(
+        self, title: str, value: str = "", placeholder: str = "", hint: str = "Enter: OK · Esc: back"
+    ) -> None:
+        super().__init__()
+        self.title_text = title
+        self.value = value
+        self.placeholder = placeholder
+        self.hint = hint
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield _text(self.title_text).add_class("dialog-title")
+            yield Input(self.value, placeholder=self.placeholder, id="answer")
+            yield _text(self.hint).add_class("dialog-hint")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if not event.value.strip():
+            self.notify("Type some text first (Esc goes back)", severity="warning", markup=False)
+            return
+        self.dismiss(event.value.strip())
+
+
+class ChoicePicker(PlanDialog):
+    """Pick one of several options; answers with the option's id."""
+
+    def __init__(self, title: str, options: list[tuple[str, str]], current: str | None = None, hint: str = "") -> None:
+        super().__init__()
+        self.title_text = title
+        self.options = options
+        self.current = current
+        self.hint = hint or "Enter: choose · Esc: back"
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield _text(self.title_text).add_class("dialog-title")
+            yield OptionList(*(Option(Text(label), id=key) for key, label in self.options), id="choices")
+            yield _text(self.hint).add_class("dialog-hint")
+
+    def on_mount(self) -> None:
+        choices = self.query_one(OptionList)
+        if self.current is not None:
+            try:
+                choices.highlighted = choices.get_option_index(self.current)
+            except Exception:  # an unknown current value: start at the top
+                choices.highlighted = 0
+        choices.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(event.option.id)
+
+
+def type_picker(task_id: str, current: str) -> ChoicePicker:
+    options = [(member.value, member.value) for member in TaskType]
+    return ChoicePicker(f"Type of {task_id}", options, current)
+
+
+def dependency_picker(task_id: str, candidates: list[tuple[str, str]], current: list[str]) -> ChoicePicker:
+    """Each other task with a box: choosing one adds or removes it."""
+    options = [
+        (other, f"{'☑' if other in current else '☐'} {other}  {description}") for other, description in candidates
+    ]
+    return ChoicePicker(
+        f"Dependencies of {task_id}", options, hint="Enter: add or remove the chosen dependency · Esc: back"
+    )
+
+
+class Confirm(PlanDialog):
+    """Yes (y / Enter) or no (n / Esc)."""
+
+    BINDINGS = [
+        Binding("y,enter", "answer(True)", "Yes", show=False, id="confirm.yes"),
+        Binding("n,escape", "answer(False)", "No", show=False, id="confirm.no"),
+    ]
+
+    def __init__(self, question: str, hint: str = "y / Enter: yes · n / Esc: no") -> None:
+        super().__init__()
+        self.question = question
+        self.hint = hint
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield _text(self.question).add_class("dialog-title")
+            yield _text(self.hint).add_class("dialog-hint")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)

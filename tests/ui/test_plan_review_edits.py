@@ -1,0 +1,198 @@
+"""Hand editing on the review screen (P-4.3): every edit, live validation,
+a cycle refused at run time with the problem next to the task, undo, and
+saving / loading a plan file."""
+
+from __future__ import annotations
+
+from textual.widgets import Input, OptionList
+
+from paicli_tui.ui.plan_edit_state import PlanFileError, load_plan_file
+from paicli_tui.ui.screens.plan_review import PlanReviewScreen
+from tests.ui.run_host import HostApp, read_json, screen_text, shown_text, survey_plan
+
+
+async def open_review(app, pilot, tmp_path=None):
+    decisions = []
+    screen = PlanReviewScreen(survey_plan(), "Survey the project", on_decision=decisions.append, save_dir=tmp_path)
+    await app.push_screen(screen)
+    await pilot.pause()
+    await pilot.press("ctrl+o")
+    return screen, decisions
+
+
+async def choose(pilot, app, option_id: str) -> None:
+    options = app.screen.query_one(OptionList)
+    options.highlighted = options.get_option_index(option_id)
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def type_text(pilot, app, text: str) -> None:
+    app.screen.query_one(Input).value = text
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+def deps(screen, task_id):
+    return screen.state.task(task_id).dependencies
+
+
+async def test_edit_description_then_run_sends_the_edited_plan():
+    app = HostApp()
+    async with app.run_test() as pilot:
+        screen, decisions = await open_review(app, pilot)
+        screen.task_tree.select_task("task_2")
+        await pilot.press("e")
+        assert app.screen.query_one(Input).value == "List the source files"
+        await type_text(pilot, app, "List every file")
+        assert screen.task_tree.label_text("task_2").endswith("List every file")
+        assert "(edited)" in screen_text(app)
+        await pilot.press("enter")
+        plan = decisions[-1].plan
+        assert decisions[-1].action == "run" and plan.task("task_2").description == "List every file"
+        assert plan.goal == "Survey the project"
+
+
+async def test_change_type():
+    app = HostApp()
+    async with app.run_test() as pilot:
+        screen, _ = await open_review(app, pilot)
+        screen.task_tree.select_task("task_3")
+        await pilot.press("t")
+        await choose(pilot, app, "VERIFICATION")
+        assert screen.state.task("task_3").type == "VERIFICATION"
+        assert "task_3 VERIFICATION" in screen.task_tree.label_text("task_3")
+
+
+async def test_add_and_remove_a_dependency_with_the_picker():
+    app = HostApp()
+    async with app.run_test() as pilot:
+        screen, _ = await open_review(app, pilot)
+        screen.task_tree.select_task("task_4")
+        await pilot.press("d")
+        await choose(pilot, app, "task_1")
+        assert deps(screen, "task_4") == ["task_3", "task_1"]
+        await pilot.press("d")
+        await choose(pilot, app, "task_3")
+        assert deps(screen, "task_4") == ["task_1"]
+        assert screen.state.valid
+
+
+async def test_add_task_after_the_cursor_gets_the_next_id_in_order():
+    app = HostApp()
+    async with app.run_test() as pilot:
+        screen, decisions = await open_review(app, pilot)
+        screen.task_tree.select_task("task_1")
+        await pilot.press("a")
+        await type_text(pilot, app, "Check the licence")
+        described = [t.description for t in screen.state.tasks()]
+        assert described[:3] == ["Read the README", "Check the licence", "List the source files"]
+        assert screen.state.ids == ["task_1", "task_2", "task_3", "task_4", "task_5"]
+        # Renumbering keeps dependencies pointing at the same tasks.
+        assert deps(screen, "task_4") == ["task_1", "task_3"]
+        assert screen.task_tree.cursor_task_id == "task_2"
+        await pilot.press("enter")
+        assert len(decisions[-1].plan.tasks) == 5
+
+
+async def test_delete_asks_first_and_dependents_lose_the_dependency():
+    app = HostApp()
+    async with app.run_test() as pilot:
+        screen, _ = await open_review(app, pilot)
+        screen.task_tree.select_task("task_1")
+        await pilot.press("x")
+        assert "task_3 will lose this dependency" in screen_text(app)
+        await pilot.press("n")
+        assert len(screen.state.ids) == 4
+        await pilot.press("x", "y")
+        await pilot.pause()
+        described = [t.description for t in screen.state.tasks()]
+        assert described == ["List the source files", "Summarise the findings", "Run the tests"]
+        assert deps(screen, "task_2") == ["task_1"] and screen.state.valid
+
+
+async def test_move_task_down_and_up():
+    app = HostApp()
+    async with app.run_test() as pilot:
+        screen, _ = await open_review(app, pilot)
+        screen.task_tree.select_task("task_1")
+        await pilot.press("J")
+        assert [t.description for t in screen.state.tasks()][:2] == ["List the source files", "Read the README"]
+        assert screen.task_tree.cursor_task_id == "task_2"
+        await pilot.press("K")
+        assert [t.description for t in screen.state.tasks()][:2] == ["Read the README", "List the source files"]
+
+
+async def test_an_edit_that_makes_a_cycle_is_shown_next_to_the_task_and_refused_until_undone():
+    app = HostApp()
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        screen, decisions = await open_review(app, pilot)
+        screen.task_tree.select_task("task_1")
+        await pilot.press("d")
+        await choose(pilot, app, "task_4")  # task_4 → task_3 → task_1 → task_4
+        assert not screen.state.valid
+        label = screen.task_tree.label_text("task_1")
+        assert "⚠ dependencies[0]: dependency cycle" in label
+        assert '"task_1" → "task_4" → "task_3" → "task_1"' in label
+        await pilot.press("enter")
+        await pilot.pause()
+        assert decisions == []
+        shown = await shown_text(app, pilot)
+        assert "Cannot run: the plan has 1 problem" in shown
+        assert "This plan cannot run until these are fixed" in shown
+        await pilot.press("u")
+        assert screen.state.valid and deps(screen, "task_1") == []
+        assert "⚠" not in screen.task_tree.label_text("task_1")
+        await pilot.press("enter")
+        assert [(d.action, d.plan) for d in decisions] == [("run", None)]
+
+
+async def test_undo_restores_each_earlier_version_in_turn():
+    app = HostApp()
+    async with app.run_test(notifications=True) as pilot:
+        screen, _ = await open_review(app, pilot)
+        screen.task_tree.select_task("task_4")
+        await pilot.press("J")  # already last: a no-op edit, still undoable
+        await pilot.press("t")
+        await choose(pilot, app, "ANALYSIS")
+        await pilot.press("x", "y")
+        await pilot.pause()
+        assert len(screen.state.ids) == 3
+        await pilot.press("u")
+        assert screen.state.task("task_4").type == "ANALYSIS"
+        await pilot.press("u")
+        assert screen.state.task("task_4").type == "COMMAND"
+        await pilot.press("u", "u")
+        assert not screen.state.edited
+        assert "Nothing to undo" in await shown_text(app, pilot)
+
+
+async def test_save_writes_a_plan_file_that_loads_back(tmp_path):
+    app = HostApp()
+    async with app.run_test(size=(140, 30), notifications=True) as pilot:
+        screen, _ = await open_review(app, pilot, tmp_path)
+        screen.task_tree.select_task("task_2")
+        await pilot.press("e")
+        await type_text(pilot, app, "List every file")
+        await pilot.press("s")
+        path = tmp_path / "task-plan-1.json"
+        assert path.exists() and "Plan saved to" in await shown_text(app, pilot)
+        data = read_json(path)
+        assert data["goal"] == "Survey the project" and data["tasks"][1]["description"] == "List every file"
+        loaded = load_plan_file(path)
+        assert loaded.goal == "Survey the project"
+        assert [t.to_dict() for t in loaded.tasks] == [t.to_dict() for t in screen.state.to_plan().tasks]
+
+
+def test_a_broken_plan_file_names_the_file_and_the_problem(tmp_path):
+    path = tmp_path / "plan.json"
+    path.write_text('{"tasks": [{"id": "a", "description": "x", "dependencies": ["b"]}]}', encoding="utf-8")
+    try:
+        load_plan_file(path)
+    except PlanFileError as exc:
+        assert str(exc) == f'plan file {path}: step 1 (id "a"): dependencies[0]: unknown id "b"'
+    else:
+        raise AssertionError("the broken plan loaded")
+    team = tmp_path / "team.json"
+    team.write_text('{"goal": "g", "steps": [{"id": "x", "description": "do"}]}', encoding="utf-8")
+    assert load_plan_file(team).ids == ["step_1"]

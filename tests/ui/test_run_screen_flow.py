@@ -1,0 +1,131 @@
+"""Whole flows through the real Session and the offline demo model: the
+engine thread asks the UI's PlanReviewer, the review screen answers, and
+the run screen paints the run from the real event path."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from textual.widgets import Input
+
+from paicli_tui.config import Settings
+from paicli_tui.llm.demo import DemoTransport
+from paicli_tui.session import Session
+from paicli_tui.ui.plan_reviewer import UIPlanReviewer
+from paicli_tui.ui.screens.plan_review import PlanReviewScreen
+from paicli_tui.ui.screens.run_screen import RunScreen
+from paicli_tui.ui.widgets.plan_diff import PlanDiffView
+from tests.ui.run_host import HostApp
+
+
+def demo_app(tmp_path, pace: float = 0.0, **settings) -> tuple[HostApp, Session]:
+    (tmp_path / "README.md").write_text("# Demo\nA small project.\n", encoding="utf-8")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.py").write_text("print('hi')\n", encoding="utf-8")
+    reviewer = UIPlanReviewer(save_dir=tmp_path / "plans")
+    session = Session(
+        Settings(provider="demo", **settings), tmp_path, plan_reviewer=reviewer, transport=DemoTransport(pace=pace)
+    )
+    app = HostApp(session, frame=1 / 30)  # drained on the app's timer, like the product
+    reviewer.attach(app)
+    return app, session
+
+
+async def until(pilot, condition, what: str, seconds: float = 20.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.05)
+
+
+@pytest.mark.timeout(60)
+async def test_team_run_streams_two_panes_and_shows_the_retry_in_the_step_pane(tmp_path):
+    app, session = demo_app(tmp_path)
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            future = session.submit("/team survey the project")
+            await until(pilot, lambda: isinstance(app.screen, PlanReviewScreen), "the review screen")
+            assert app.screen.state.prefix == "step"
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, RunScreen), "the run screen")
+            run = app.screen
+            await until(pilot, lambda: run.model.finished, "the end of the run")
+            assert future.result(timeout=10).status == "COMPLETED"
+            steps = {p.worker: {line for kind, line in p.lines if kind == "header"} for p in run.panes}
+            assert all(steps[w] for w in ("worker-1", "worker-2"))  # both panes ran steps
+            retried = [p for p in run.panes if any(kind == "retry" for kind, _ in p.lines)]
+            assert len(retried) == 1
+            text = retried[0].text
+            assert "✗ rejected by reviewer-step_2" in text and "↻ retry step_2 · attempt 2" in text
+            assert "✓ approved by reviewer-step_2" in text
+            assert run.model.tasks["step_2"].attempt == 2 and run.model.tasks["step_2"].tokens > 0
+            assert run.query_one("#run-summary").display
+            assert "Run COMPLETED" in str(run.query_one("#run-summary").border_title)
+            await pilot.press("enter")
+            await until(pilot, lambda: not isinstance(app.screen, RunScreen), "back to the main screen")
+    finally:
+        session.close()
+
+
+@pytest.mark.timeout(60)
+async def test_plan_amendment_shows_a_diff_then_enter_runs_the_revised_plan(tmp_path):
+    app, session = demo_app(tmp_path)
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            future = session.submit("/plan survey the project")
+            await until(pilot, lambda: isinstance(app.screen, PlanReviewScreen), "the review screen")
+            review = app.screen
+            before = len(review.plan.tasks)
+            await pilot.press("i")
+            app.screen.query_one(Input).value = "also count the lines of code"
+            await pilot.press("enter")
+            await until(pilot, lambda: review.query_one(PlanDiffView).display, "the diff")
+            diff = review.query_one(PlanDiffView).diff
+            assert diff.added and not diff.empty
+            assert len(review.plan.tasks) == before + 1
+            assert "Amendment: also count the lines of code" in review.goal
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, RunScreen), "the run screen")
+            run = app.screen
+            assert len(run.model.tasks) == before + 1
+            await until(pilot, lambda: run.model.finished, "the end of the run")
+            assert future.result(timeout=10).ok
+    finally:
+        session.close()
+
+
+@pytest.mark.timeout(60)
+async def test_escape_cancels_a_running_plan_after_confirmation(tmp_path):
+    app, session = demo_app(tmp_path, pace=0.02)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            future = session.submit("/plan survey the project")
+            await until(pilot, lambda: isinstance(app.screen, PlanReviewScreen), "the review screen")
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, RunScreen), "the run screen")
+            run = app.screen
+            await until(pilot, lambda: any(t.status == "RUNNING" for t in run.model.tasks.values()), "a running task")
+            await pilot.press("escape", "y")
+            await until(pilot, lambda: run.model.finished, "the cancelled run to end")
+            assert run.model.status == "CANCELLED"
+            assert future.result(timeout=10).status == "CANCELLED"
+            assert "Run CANCELLED" in str(run.query_one("#run-summary").border_title)
+    finally:
+        session.close()
+
+
+@pytest.mark.timeout(30)
+async def test_escape_on_the_collapsed_review_cancels_the_plan(tmp_path):
+    app, session = demo_app(tmp_path)
+    try:
+        async with app.run_test() as pilot:
+            future = session.submit("/plan survey the project")
+            await until(pilot, lambda: isinstance(app.screen, PlanReviewScreen), "the review screen")
+            await pilot.press("escape")
+            outcome = future.result(timeout=10)
+            assert (outcome.status, outcome.text) == ("CANCELLED", "plan cancelled before it ran")
+            await until(pilot, lambda: not isinstance(app.screen, PlanReviewScreen), "the review to close")
+    finally:
+        session.close()
