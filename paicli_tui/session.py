@@ -324,7 +324,8 @@ class Session:
         else:
             planner.announce(plan, "file")
         if self.plan_reviewer is not None and review:
-            approved = review_loop(planner, self.plan_reviewer, goal, plan)
+            on_error = getattr(self.plan_reviewer, "report_error", print)
+            approved = review_loop(planner, self.plan_reviewer, goal, plan, on_error=on_error)
             if approved is None:
                 return RunOutcome(kind, False, "CANCELLED", "plan cancelled before it ran")
             plan = approved

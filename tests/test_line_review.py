@@ -140,3 +140,30 @@ def test_a_hand_edited_plan_from_the_reviewer_is_the_one_that_runs():
 
     chosen = review_loop(None, Editor(), "g", diamond())
     assert chosen is edited and chosen.goal == "g"
+
+
+def test_amending_a_hand_edited_plan_revises_the_edited_plan():
+    """Edits made in review before an amendment are what gets amended."""
+    from paicli_tui.plan.model import Plan, Task
+    from paicli_tui.plan.review import ReviewDecision, review_loop
+
+    original = Plan([Task("task_1", "read")])
+    edited = Plan([Task("task_1", "read the README carefully")])
+    seen: list[str] = []
+
+    class Planner:
+        def revise(self, plan, goal, amendment):
+            seen.append(plan.tasks[0].description)
+            revised = Plan([Task("task_1", plan.tasks[0].description + " + " + amendment)])
+            revised.goal = f"{goal}\nAmendment: {amendment}"
+            return revised
+
+    decisions = iter([ReviewDecision("amend", amendment="be brief", plan=edited), ReviewDecision("run")])
+
+    class Reviewer:
+        def review(self, plan, goal):
+            return next(decisions)
+
+    chosen = review_loop(Planner(), Reviewer(), "goal", original)
+    assert seen == ["read the README carefully"]
+    assert chosen.tasks[0].description == "read the README carefully + be brief"

@@ -98,6 +98,11 @@ class LineReviewer(PlanReviewer):
                 continue
             return ReviewDecision("amend", amendment=answer)
 
+    def report_error(self, message: str) -> None:
+        """review_loop's ``on_error``: problems go where the review is shown
+        (stderr under --json, so stdout stays pure JSON)."""
+        self._write(message + "\n")
+
     def _write(self, text: str) -> None:
         self.sink.write(text)
         self.sink.flush()
@@ -124,6 +129,13 @@ def review_loop(
             return chosen
         if decision.action == "cancel":
             return None
+        if decision.plan is not None and decision.plan is not plan:
+            # Hand edits made before the amendment are part of what is amended.
+            plan = decision.plan
+            plan.goal = goal
+            announce = getattr(planner, "announce", None)
+            if announce is not None:
+                announce(plan, "edit")
         try:
             revised = planner.revise(plan, goal, decision.amendment)
         except PlanError as exc:
