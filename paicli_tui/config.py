@@ -81,6 +81,9 @@ class Settings(BaseModel):
     """Optional per-run wall-clock budget."""
     prices: dict[str, "Price"] = Field(default_factory=dict)
     """Price per million tokens by model name: ``[prices."gpt-4o-mini"]``."""
+    risk_model_check: bool = False
+    """In auto mode, also ask the model (no tools) whether a command the
+    rules let through is risky; an unreadable answer counts as risky."""
     search_url: str | None = None
     """SearXNG base URL; web_search is exposed only when set."""
     team_review: bool = True

@@ -109,6 +109,10 @@ class PromptAssembler:
             parts.append(f"## Task Type\n\n{kind.value}")
         return "\n\n".join(part.strip() for part in parts if part and part.strip()) + "\n"
 
+    def prompt_file(self, relative: str) -> str:
+        """Any other prompt file (e.g. ``risk-check.md``), user override first."""
+        return self._file(relative)
+
     # -- files ---------------------------------------------------------------
 
     def _file(self, relative: str) -> str:

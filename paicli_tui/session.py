@@ -78,8 +78,13 @@ class Session:
         self.ledger = Ledger(self.bus, redact=(api_key,) if api_key else ())
         self.client = ChatClient.from_settings(settings, session_id=self.session_id, bus=self.bus, transport=transport)
         self.model_label = self.client.model_label
-        self.registry = ToolRegistry(workspace, settings)
         self.assembler = PromptAssembler(workspace)
+        risk_checker = None
+        if settings.risk_model_check:
+            from paicli_tui.tools.model_risk import ModelRiskChecker
+
+            risk_checker = ModelRiskChecker(self.client, self.assembler.prompt_file("risk-check.md"))
+        self.registry = ToolRegistry(workspace, settings, risk_checker=risk_checker)
         self.approver = approver or DenyApprover()
         self.plan_reviewer = plan_reviewer
         self._approval_mode = settings.approval_mode
