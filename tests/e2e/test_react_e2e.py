@@ -183,3 +183,18 @@ def test_dead_server_is_a_clear_failure(workspace, paicli_home):
     )
     assert proc.returncode == 1
     assert "127.0.0.1:9" in proc.stderr
+
+
+def test_api_key_is_sent_but_never_recorded_or_printed(workspace, paicli_home):
+    key = "sk-FAKE-e2e-7f3a9c1b2d4e"
+    script = Script({"react": [Reply(content=f"echoing {key}"), Reply(status=401, body='{"error": {"message": "bad key ' + key + '"}}')]})
+    env = paicli_env(paicli_home, MY_TEST_KEY=key)
+    with LoopbackServer(script) as server:
+        ok = _run(server, workspace, paicli_home, "hi", extra=["--api-key-env", "MY_TEST_KEY"], env=env)
+        rejected = _run(server, workspace, paicli_home, "again", extra=["--api-key-env", "MY_TEST_KEY"], env=env)
+    assert ok.returncode == 0, ok.stderr
+    assert script.requests[0].headers.get("authorization") == f"Bearer {key}" or script.requests[0].headers.get("Authorization") == f"Bearer {key}"
+    assert rejected.returncode == 1
+    assert "401" in rejected.stderr and key not in rejected.stderr
+    for ledger in (paicli_home / "history" / "raw").glob("*.jsonl"):
+        assert key not in ledger.read_text(encoding="utf-8")
