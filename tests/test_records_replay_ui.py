@@ -98,3 +98,25 @@ def test_a_replay_takes_no_input_and_stops_on_cancel(tmp_path):
         session.submit("do something")
     session.cancel()
     assert session.play(1.0) is False and session.finished.is_set()
+
+
+async def test_the_app_opens_the_replayed_runs_screen_from_its_run_started_event(tmp_path):
+    """`paicli replay` passes no callback: the app itself opens one run
+    screen at the recorded run_started, as for a live run."""
+    path, live_model, _ = _live_team_run(tmp_path)
+    session = ReplaySession(path)
+    app = PaicliApp(session, remember_theme=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        player = threading.Thread(target=session.play, args=(None,), daemon=True)
+        player.start()
+        for _ in range(400):
+            await pilot.pause(0.02)
+            if session.finished.is_set() and not len(app.pump) and isinstance(app.screen, RunScreen):
+                if app.screen.model.finished:
+                    break
+        screens = [s for s in app.screen_stack if isinstance(s, RunScreen)]
+        assert len(screens) == 1 and screens[0] is app.screen
+        screen = screens[0]
+        assert screen.kind == "team" and screen.goal == "A then B, and C"
+        assert _state(screen.model) == _state(live_model)
+        player.join(timeout=5)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from paicli_tui import events as ev
 from paicli_tui.ui.event_pump import EventPump
-from paicli_tui.ui.run_model import RunModel, format_elapsed, format_tokens, tasks_from_plan
+from paicli_tui.ui.run_figures import format_elapsed, format_tokens
+from paicli_tui.ui.run_model import RunModel, tasks_from_plan
 
 PLAN = {
     "tasks": [

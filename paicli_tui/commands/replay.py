@@ -50,8 +50,8 @@ APP_READY_TIMEOUT_S = 15.0
 
 def _replay_on_screen(args: argparse.Namespace, path, speed: float | None) -> int:
     """The full-screen app on a ReplaySession: the main screen shows the
-    transcript, each plan/team run opens the run screen before its first
-    dispatch, exactly as a live run would."""
+    transcript, and each plan/team run opens the run screen at its
+    ``run_started`` event, exactly as a live run does."""
     from paicli_tui.commands.common import load_or_fail
     from paicli_tui.records.replay_session import ReplaySession
 
@@ -64,19 +64,14 @@ def _replay_on_screen(args: argparse.Namespace, path, speed: float | None) -> in
         return fail(f"cannot read {path}: {exc}", 1)
 
     from paicli_tui.ui.app import PaicliApp
-    from paicli_tui.ui.screens.run_screen import RunScreen
 
     app = PaicliApp(session, theme=settings.theme, remember_theme=False)
-
-    def open_run(started, goal: str, kind: str) -> None:
-        screen = RunScreen(started.plan, goal, list(started.workers), kind=kind, on_cancel=session.cancel)
-        app.call_from_thread(app.push_screen, screen)
 
     def player() -> None:
         if not _wait_until_running(app, session):
             return
         try:
-            session.play(speed, open_run)
+            session.play(speed)
         except RuntimeError:
             session.cancel()  # the app closed while playing
 

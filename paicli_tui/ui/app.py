@@ -1,10 +1,12 @@
 """The Textual app: wiring only. It owns the event pump and drains it once
-per frame, shows approval requests one at a time, loads and remembers
-themes, and binds the app-wide keys. What the screens show lives in them."""
+per frame into every screen that paints (opening a run screen where a run
+starts), shows approval requests one at a time, loads and remembers themes,
+and binds the app-wide keys. What the screens show lives in them."""
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from pathlib import Path
 from collections import deque
@@ -17,6 +19,7 @@ from textual.theme import BUILTIN_THEMES
 from paicli_tui.config import remember
 from paicli_tui.tools.approval import Decision
 from paicli_tui.ui.approver import ApprovalPrompt, UiApprover, resolve
+from paicli_tui.ui.run_screens import RunScreens
 from paicli_tui.ui.screens.approval import ApprovalScreen
 from paicli_tui.ui.screens.main_screen import MainScreen
 from paicli_tui.ui.themes import DEFAULT_DARK, VARIABLE_DEFAULTS, load_themes
@@ -46,7 +49,9 @@ class PaicliApp(App[None]):
         approver: UiApprover | None = None,
         theme: str | None = None,
         remember_theme: bool = True,
+        plan: Any = None,
     ) -> None:
+        """``plan``: a plan (from ``--plan-file``) to start once the app is up."""
         super().__init__()
         self.session = session
         self.approver = approver or UiApprover()
@@ -59,7 +64,8 @@ class PaicliApp(App[None]):
         self._asking: ApprovalPrompt | None = None
         self._quit_armed = False
         self._paint_lock = asyncio.Lock()
-        self.main_screen = MainScreen(session)
+        self.main_screen = MainScreen(session, plan=plan)
+        self.run_screens = RunScreens(self)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(VARIABLE_DEFAULTS)
@@ -72,6 +78,15 @@ class PaicliApp(App[None]):
         # loading the screen's own stylesheet.
         self.push_screen(self.main_screen)
         self.set_interval(FRAME_SECONDS, self.drain_events, name="event-pump")
+        self.call_after_refresh(self._freeze_startup_objects)
+
+    def _freeze_startup_objects(self) -> None:
+        # A full garbage collection walks every object: with the app, its
+        # widgets and the imported libraries that was a 60–70 ms stall in
+        # the middle of streaming (bench/ui_stream.py). What exists once the
+        # app is up lives as long as the app; leave it out of those walks.
+        gc.collect()
+        gc.freeze()
 
     async def on_unmount(self) -> None:
         self._unsubscribe()
@@ -135,11 +150,9 @@ class PaicliApp(App[None]):
                 else:
                     events.append(item)
             await self.main_screen.paint(events)
-            # Other screens that paint events (the run screen) get them even
-            # while a dialog covers them.
-            for screen in list(self.screen_stack):
-                if events and screen is not self.main_screen and hasattr(screen, "paint"):
-                    await screen.paint(events)
+            # Every other screen that paints (run, review) gets them too,
+            # even while a dialog covers it.
+            await self.run_screens.paint(events, skip=self.main_screen)
             self._show_next_approval()
         except Exception as exc:  # a painting bug must not take the session down
             log.exception("painting failed")

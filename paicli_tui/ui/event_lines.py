@@ -53,13 +53,30 @@ def full_arguments(arguments: str) -> str:
     return "\n".join(lines)
 
 
+#: Actors whose own chatter (retries, notes, errors, turn ends, approvals)
+#: the transcript shows; a plan's or team's sub-agents show theirs in the
+#: run screen's panes, and the transcript only gets their run's facts.
+_NARRATED = frozenset({"react", "session", "engine", "planner"})
+_CHATTER = (
+    ev.ModelError,
+    ev.ModelRetry,
+    ev.AgentNote,
+    ev.ApprovalDecided,
+    ev.Compaction,
+    ev.AgentFinished,
+)
+
+
 def _actor(event: ev.Event) -> str:
     return "" if event.actor in ("react", "session", "engine") else f"[{event.actor}] "
 
 
 def describe(event: ev.Event) -> Line | None:
     """A transcript line for events that are not streamed text or tool calls;
-    None for events the transcript does not show as a line."""
+    None for events the transcript does not show as a line (one line per
+    dispatch, status change or verdict of a run at most)."""
+    if isinstance(event, _CHATTER) and event.actor not in _NARRATED:
+        return None
     who = _actor(event)
     match event:
         case ev.ModelError():
@@ -86,7 +103,7 @@ def describe(event: ev.Event) -> Line | None:
         case ev.TaskDispatched():
             retry = f" (attempt {event.attempt})" if event.attempt > 1 else ""
             return Line(f"▸ {event.task_id} → {event.worker}{retry}", "muted")
-        case ev.TaskStatusChanged():
+        case ev.TaskStatusChanged() if event.status != "RUNNING":  # the dispatch line said so
             kind = {"COMPLETED": "success", "FAILED": "error", "SKIPPED": "warning"}.get(event.status, "muted")
             detail = f": {event.error}" if event.error else ""
             return Line(f"{event.task_id} {event.status}{detail}", kind)
@@ -95,10 +112,6 @@ def describe(event: ev.Event) -> Line | None:
         case ev.RunFinished():
             kind = "success" if event.status == "COMPLETED" else "warning"
             return Line(f"run {event.status}: {event.summary}", kind)
-        case ev.WorkerReportParsed():
-            return Line(f"{who}{event.step_id} report: {event.status}", "muted")
-        case ev.ReviewStarted():
-            return Line(f"{who}reviewing {event.step_id} (attempt {event.attempt})", "muted")
         case ev.ReviewVerdictGiven():
             verdict = "approved" if event.approved else f"rejected: {event.feedback}"
             return Line(f"{who}{event.step_id} {verdict}", "success" if event.approved else "warning")

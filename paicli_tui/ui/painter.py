@@ -1,5 +1,12 @@
 """Applies one frame's worth of drained items to the main screen's transcript.
 
+Only the ReAct agent (``react``) streams into the transcript, as growing
+Markdown. Plan and team sub-agents (``task_N``, ``worker-N``, reviewers)
+stream into the run screen's panes; here they get one line per dispatch,
+status or verdict at most. The planner shows a one-line spinner with a
+character count while it works: re-parsing its JSON as Markdown every frame
+cost more than everything else on screen.
+
 Text runs are gathered per stream and written once per widget at the end of
 the pass (the coalescing of P-7.6); entries are still created in the order
 their first fragment arrived, and a model call's streams are closed only
@@ -15,6 +22,10 @@ from paicli_tui.ui.event_lines import describe
 from paicli_tui.ui.event_pump import TextRun
 from paicli_tui.ui.widgets.transcript import StreamKey, Transcript
 
+#: The one actor whose text streams into the transcript.
+STREAMED = "react"
+PLANNER = "planner"
+
 
 @dataclass
 class FrameSummary:
@@ -22,57 +33,70 @@ class FrameSummary:
 
     usage_changed: bool = False
     mode: str | None = None
+    prices: dict | None = None
     other: list[Any] = field(default_factory=list)
 
 
 class TranscriptPainter:
     def __init__(self, transcript: Transcript) -> None:
         self.transcript = transcript
-        # Actors whose answer was streamed this turn: their AgentFinished
-        # text is already on screen.
-        self._spoke: set[str] = set()
+        # Whether the ReAct agent's answer was streamed this turn: its
+        # AgentFinished text is then already on screen.
+        self._spoke = False
 
     async def paint(self, items: list[Any]) -> FrameSummary:
         summary = FrameSummary()
         texts: dict[StreamKey, list[str]] = {}
-        closing: list[tuple[str, str | None]] = []
+        closing: list[str | None] = []
+        planned = 0
         t = self.transcript
         for item in items:
             if isinstance(item, TextRun):
-                if item.kind == "tool_call":
-                    continue  # ToolCallStarted follows with the whole arguments
-                if item.kind == "content":
-                    self._spoke.add(item.actor)
-                await t.stream_entry(item.key)
-                texts.setdefault(item.key, []).append(item.text)
+                if item.actor == STREAMED and item.kind != "tool_call":  # ToolCallStarted has the whole call
+                    self._spoke = self._spoke or item.kind == "content"
+                    await t.stream_entry(item.key)
+                    texts.setdefault(item.key, []).append(item.text)
+                elif item.actor == PLANNER:
+                    planned += len(item.text)
+                    await t.planning(item.actor)
                 continue
             if not isinstance(item, ev.Event):
                 summary.other.append(item)
                 continue
+            ours = item.actor == STREAMED
             match item:
-                case ev.ModelResponse():
-                    summary.usage_changed = True
-                    closing.append((item.actor, item.call_id))
-                case ev.ModelError():
-                    closing.append((item.actor, item.call_id))
+                case ev.ModelRequest() if item.actor == PLANNER:
+                    await t.planning(item.actor)
+                case ev.ModelResponse() | ev.ModelError():
+                    summary.usage_changed = summary.usage_changed or isinstance(item, ev.ModelResponse)
+                    if ours:
+                        closing.append(item.call_id)
+                    elif item.actor == PLANNER:
+                        await t.planning(item.actor, planned)
+                        planned = 0
+                        await t.planning_done()
                 case ev.ModeChanged():
                     summary.mode = item.mode
-                case ev.ToolCallStarted():
+                case ev.RunRequested() if item.prices:
+                    summary.prices = item.prices
+                case ev.ToolCallStarted() if ours:
                     await t.tool_started(item.actor, item.call_id, item.tool, item.arguments)
-                case ev.ToolCallFinished():
+                case ev.ToolCallFinished() if ours:
                     await t.tool_finished(item.actor, item.call_id, item.tool, item.ok, item.summary, item.content)
-                case ev.AgentFinished():
-                    closing.append((item.actor, None))
-                    if item.status == "final" and item.text and item.actor not in self._spoke:
+                case ev.AgentFinished() if ours:
+                    closing.append(None)
+                    if item.status == "final" and item.text and not self._spoke:
                         key = (item.actor, "final", "content")
                         await t.stream_entry(key)
                         texts.setdefault(key, []).append(item.text)
-                    self._spoke.discard(item.actor)
+                    self._spoke = False
             line = describe(item)
             if line is not None:
                 await t.add_line(line.text, line.kind)
+        if planned:
+            await t.planning(PLANNER, planned)
         for key, parts in texts.items():
             await t.write(key, "".join(parts))
-        for actor, call_id in closing:
-            await t.finish_call(actor, call_id)
+        for call_id in closing:
+            await t.finish_call(STREAMED, call_id)
         return summary

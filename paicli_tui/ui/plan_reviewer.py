@@ -6,7 +6,8 @@ decides on the review screen.
 plan (the screen then shows the diff against what the person amended) or,
 when the revision failed, with the very same plan (the screen says so and
 why). A decision to run swaps the review screen for the run screen *before*
-the engine is released, so the run's first events already reach it.
+the engine is released, so the run's first events already reach it (the
+run's ``run_started`` then finds that screen open and it adopts the run).
 """
 
 from __future__ import annotations
@@ -19,38 +20,13 @@ from typing import Any, Callable
 
 from paicli_tui.plan.model import Plan
 from paicli_tui.plan.review import ReviewDecision
-from paicli_tui.ui.plan_edit_state import id_prefix_of
+from paicli_tui.ui.plan_edit_state import PlanFileError, load_plan_file
+from paicli_tui.ui.run_screens import open_run_screen
 from paicli_tui.ui.screens.plan_review import PlanReviewScreen
-from paicli_tui.ui.screens.run_screen import RunScreen
+
+__all__ = ["PlanFileError", "UIPlanReviewer", "load_plan_file"]
 
 POLL_SECONDS = 0.2
-
-
-def run_workers(app: Any, plan: Plan) -> tuple[str, list[str]]:
-    """(kind, worker names) the run will use: /team has ``settings.workers``
-    workers; /plan runs up to ``settings.parallelism`` tasks at once (more
-    panes appear if the executor uses more slots)."""
-    settings = getattr(getattr(app, "session", None), "settings", None)
-    if id_prefix_of(plan) == "step":
-        count = getattr(settings, "workers", 2)
-        return "team", [f"worker-{i}" for i in range(1, count + 1)]
-    count = min(getattr(settings, "parallelism", 4), max(1, len(plan.tasks)))
-    return "plan", [f"worker-{i}" for i in range(1, count + 1)]
-
-
-def open_run_screen(
-    app: Any, plan: Plan, goal: str, *, replace: bool = False, clock: Callable[[], float] = time.monotonic
-) -> RunScreen:
-    """Show the run screen for ``plan`` (UI thread). ``replace`` swaps it for
-    the top screen (the review screen) instead of pushing it."""
-    kind, workers = run_workers(app, plan)
-    session = getattr(app, "session", None)
-    screen = RunScreen(plan, goal, workers, kind=kind, on_cancel=getattr(session, "cancel", None), clock=clock)
-    if replace:
-        app.switch_screen(screen)
-    else:
-        app.push_screen(screen)
-    return screen
 
 
 class UIPlanReviewer:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from paicli_tui import events as ev
+from paicli_tui.llm.types import Usage
 from paicli_tui.plan.model import Plan
 from paicli_tui.ui.event_lines import argument_subject
 from paicli_tui.ui.event_pump import TextRun
@@ -69,6 +70,7 @@ class FrameUpdate:
     new_workers: list[str] = field(default_factory=list)
     plan_replaced: bool = False
     finished: bool = False
+    usage_changed: bool = False
 
 
 def tasks_from_entries(entries: Iterable[Any]) -> list[TaskView]:
@@ -102,25 +104,6 @@ def tasks_from_plan(plan: Plan | dict) -> list[TaskView]:
     return tasks_from_entries(plan.get(key) or [])
 
 
-def format_elapsed(seconds: float) -> str:
-    seconds = int(seconds)
-    if seconds < 60:
-        return f"{seconds}s"
-    minutes, seconds = divmod(seconds, 60)
-    if minutes < 60:
-        return f"{minutes}m{seconds:02d}s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h{minutes:02d}m"
-
-
-def format_tokens(tokens: int) -> str:
-    if tokens < 1000:
-        return f"{tokens} tok"
-    if tokens < 1_000_000:
-        return f"{tokens / 1000:.1f}k tok"
-    return f"{tokens / 1_000_000:.1f}M tok"
-
-
 def _preview(text: str, limit: int = PANE_PREVIEW) -> str:
     text = text.strip()
     return text if len(text) <= limit else text[:limit] + "…"
@@ -139,6 +122,10 @@ class RunModel:
         self.status = ""
         self.summary = ""
         self.notice = ""
+        self.version = 0
+        #: Tokens of the run's model calls seen by this model (workers,
+        #: reviewers, a replanner).
+        self.usage = Usage()
         self._set_tasks(tasks)
 
     def _set_tasks(self, tasks: list[TaskView]) -> None:
@@ -167,6 +154,8 @@ class RunModel:
     def apply(self, items: Iterable[Any]) -> FrameUpdate:
         update = FrameUpdate()
         for item in items:
+            if self.finished:  # what follows belongs to whatever runs next
+                break
             self._apply_one(item, update)
         return update
 
@@ -216,6 +205,8 @@ class RunModel:
                     mark = "✓" if item.ok else "✗"
                     self._line(worker, "result" if item.ok else "error", f"  {mark} {_preview(item.summary, 120)}", up)
             case ev.ModelResponse():
+                self.usage = self.usage + Usage(item.prompt_tokens, item.completion_tokens, item.cached_tokens)
+                up.usage_changed = True
                 task_id = self._task_of.get(item.actor)
                 if task_id in self.tasks:
                     self.tasks[task_id].tokens += item.prompt_tokens + item.completion_tokens
@@ -238,6 +229,8 @@ class RunModel:
             case ev.ApprovalRequested():
                 if worker := self._pane(item.actor):
                     self._line(worker, "warning", f"? waiting for approval: {item.tool}", up)
+            case ev.RunStarted():
+                self._started(item, up)
             case ev.PlanProposed() if item.origin == "replan":
                 self._set_tasks(tasks_from_plan(item.plan))
                 self._task_of = {a: t for a, t in self._task_of.items() if t in self.tasks}
@@ -249,6 +242,19 @@ class RunModel:
                 self.status = item.status
                 self.summary = item.summary
                 up.finished = True
+
+    def _started(self, item: ev.RunStarted, up: FrameUpdate) -> None:
+        """The executor starts the plan it actually runs: adopt it when it
+        differs from the one the screen opened with."""
+        self.version = item.version
+        tasks = tasks_from_plan(item.plan)
+
+        def shape(views: Iterable[TaskView]) -> list[tuple]:
+            return [(t.id, t.description, t.type, t.dependencies) for t in views]
+
+        if tasks and shape(tasks) != shape(self.task_list()):
+            self._set_tasks(tasks)
+            up.plan_replaced = True
 
     def _dispatched(self, item: ev.TaskDispatched, up: FrameUpdate) -> None:
         worker = item.worker

@@ -179,7 +179,48 @@ async def test_each_frame_writes_each_stream_once(app, session, monkeypatch):
             _publish_stream(session, "task_2", "c2", ["x", "y"])
             _publish_stream(session, "react", "c1", ["d"])
         await settle(pilot)
-        assert sorted(writes) == ["abcd", "xy"]
+        assert writes == ["abcd"]  # a sub-agent's text goes to the run screen, not here
+
+
+async def test_only_the_react_agent_streams_sub_agents_get_one_line_per_fact(app, session):
+    async with app.run_test(size=SIZE) as pilot:
+        for actor in ("task_1", "worker-2", "reviewer-step_2"):
+            _publish_stream(session, actor, "c9", ["{\"status\": ", "\"completed\"}"])
+            _publish_stream(session, actor, "c9", ["hmm"], kind="reasoning")
+            session.bus.publish(ev.ToolCallStarted(actor, "t9", "read_file", '{"path": "a.py"}'))
+            session.bus.publish(ev.ToolCallFinished(actor, "t9", "read_file", True, "1 line", "x"))
+            session.bus.publish(ev.AgentNote(actor, "runaway guard"))
+            session.bus.publish(ev.AgentFinished(actor, "final", "{\"status\": \"completed\"}"))
+        session.bus.publish(ev.TaskDispatched("orchestrator", "step_2", "worker-2"))
+        session.bus.publish(ev.TaskStatusChanged("orchestrator", "step_2", "RUNNING"))
+        session.bus.publish(ev.WorkerReportParsed("worker-2", "step_2", 1, "completed", "ok"))
+        session.bus.publish(ev.ReviewStarted("reviewer-step_2", "step_2", 1))
+        session.bus.publish(ev.ReviewVerdictGiven("reviewer-step_2", "step_2", 1, True, ""))
+        session.bus.publish(ev.TaskStatusChanged("orchestrator", "step_2", "COMPLETED"))
+        await settle(pilot)
+        transcript = app.main_screen.transcript
+        assert not transcript.query(Markdown) and not transcript.query(ToolEntry)
+        lines = [str(entry.render()) for entry in transcript.children][1:]  # after the greeting
+        assert lines == ["▸ step_2 → worker-2", "[reviewer-step_2] step_2 approved", "step_2 COMPLETED"]
+
+
+async def test_the_planner_shows_one_spinner_line_with_a_count_until_its_reply(app, session):
+    from paicli_tui.ui.widgets.transcript_entries import PlanningLine
+
+    async with app.run_test(size=SIZE) as pilot:
+        session.bus.publish(ev.ModelRequest("planner", "p1", "demo", (), 1, "sha"))
+        await settle(pilot)
+        line = app.main_screen.transcript.query_one(PlanningLine)
+        assert "planner: planning…" in str(line.render()) and "characters" not in str(line.render())
+        _publish_stream(session, "planner", "p1", ["{\"tasks\": ", "[1, 2]}"])
+        await settle(pilot)
+        assert str(line.render()).endswith("planner: planning… · 17 characters")
+        assert not app.main_screen.transcript.query(Markdown)
+        session.bus.publish(ev.ModelResponse("planner", "p1", "{}", "", (), "stop", 10, 5, 0, 0.1))
+        session.bus.publish(ev.PlanProposed("planner", 1, "initial", "goal", {"tasks": [{"id": "task_1"}]}))
+        await settle(pilot)
+        assert not app.main_screen.transcript.query(PlanningLine)
+        assert "[planner] plan v1 (initial): 1 tasks" in transcript_text(app)
 
 
 async def test_reasoning_is_dimmed_and_folds_when_the_reply_is_complete(app, session):
@@ -273,3 +314,21 @@ async def test_the_transcript_is_bounded(app, session):
         text = transcript_text(app)
         assert len(app.main_screen.transcript.children) == 20
         assert "note 49" in text and "note 29" not in text
+
+
+async def test_streamed_markdown_appends_and_keeps_the_blocks_already_shown(app, session):
+    """Textual's streaming path re-parses from the last block on: blocks
+    already on screen stay the same widgets instead of being rebuilt."""
+    from textual.widgets._markdown import MarkdownBlock
+
+    async with app.run_test(size=SIZE) as pilot:
+        _publish_stream(session, "react", "c1", ["# Title\n\n", "First paragraph.\n\n", "Second"])
+        await settle(pilot)
+        (answer,) = [m for m in app.main_screen.transcript.query(Markdown) if "answer" in m.classes]
+        before = list(answer.query_children(MarkdownBlock))
+        assert len(before) == 3
+        _publish_stream(session, "react", "c1", [" paragraph, longer.\n\n", "- a list item\n"])
+        await settle(pilot)
+        after = list(answer.query_children(MarkdownBlock))
+        assert after[:3] == before and len(after) == 4
+        assert answer.source.endswith("Second paragraph, longer.\n\n- a list item\n")

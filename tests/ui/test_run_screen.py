@@ -151,7 +151,7 @@ async def test_escape_asks_before_cancelling_and_the_summary_ends_the_run():
         await frame(app, pilot)
         shown = screen_text(app)
         assert "Run CANCELLED" in shown and "⏭️ step_1: Read the README — skipped: cancelled" in shown
-        assert "[Enter/Esc] back to the conversation" in shown
+        assert "[Enter/Esc/q] back to the conversation" in shown
         await pilot.press("enter")
         await pilot.pause()
         assert app.screen is not screen

@@ -46,8 +46,13 @@ def test_tool_lines_keep_commands_and_paths_whole_in_the_details():
 
 def test_describe_events():
     assert describe(ev.ModelRetry("react", "c1", 2, 1.5, "HTTP 429")).text == "↻ retry 2 in 1.5s: HTTP 429"
-    line = describe(ev.ModelError("task_1", "c1", "timeout", "no data for 120s"))
-    assert line.kind == "error" and line.text == "[task_1] ✗ model call failed (timeout): no data for 120s"
+    line = describe(ev.ModelError("planner", "c1", "timeout", "no data for 120s"))
+    assert line.kind == "error" and line.text == "[planner] ✗ model call failed (timeout): no data for 120s"
+    # A sub-agent's own chatter is in its run screen pane, not the transcript.
+    assert describe(ev.ModelError("task_1", "c1", "timeout", "no data for 120s")) is None
+    assert describe(ev.AgentNote("worker-1", "runaway guard")) is None
+    assert describe(ev.TaskStatusChanged("executor", "task_1", "RUNNING")) is None
+    assert describe(ev.TaskStatusChanged("executor", "task_1", "FAILED", error="boom")).text == "task_1 FAILED: boom"
     assert describe(ev.AgentFinished("react", "final", "done")) is None
     assert describe(ev.AgentFinished("react", "cancelled", "", "cancelled by the user")).kind == "warning"
     assert describe(ev.ApprovalDecided("react", "write_file", "no")).text == "write_file: no"

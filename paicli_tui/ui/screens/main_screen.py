@@ -2,7 +2,8 @@
 
 It turns what the person types into session calls and paints what the app
 drains from the event pump. It never waits on the engine: session calls
-return at once and everything they cause arrives later as events.
+return at once and everything they cause arrives later as events. A plan
+given on the command line (``--plan-file``) is started once it is mounted.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from textual.screen import Screen
 
 from paicli_tui import events as ev
 from paicli_tui.ui.painter import TranscriptPainter
+from paicli_tui.ui.plan_edit_state import id_prefix_of
+from paicli_tui.ui.run_figures import session_price
 from paicli_tui.ui.slash_commands import MODES, SlashCommand, help_text, parse_slash
 from paicli_tui.ui.widgets.prompt_input import PromptInput
 from paicli_tui.ui.widgets.status_bar import StatusBar, short_path
@@ -53,9 +56,10 @@ class MainScreen(Screen):
 
     app: "PaicliApp"
 
-    def __init__(self, session: Any) -> None:
+    def __init__(self, session: Any, *, plan: Any = None) -> None:
         super().__init__(id="main")
         self.session = session
+        self.plan = plan
         self.painter: TranscriptPainter | None = None
         self._early: list[Any] = []
         # Whether the running job already told the person how it ended.
@@ -88,6 +92,7 @@ class MainScreen(Screen):
         status = self.status
         status.mode = self.session.approval_mode
         status.model_label = self.session.model_label
+        status.price = session_price(self.session)
         status.usage = self.session.usage
         status.workspace = str(self.session.workspace)
         await self.transcript.add_line(
@@ -96,6 +101,16 @@ class MainScreen(Screen):
             "muted",
         )
         self.prompt.focus()
+        if self.plan is not None:
+            await self.start_plan(self.plan)
+
+    async def start_plan(self, plan: Any) -> None:
+        """Run a ready plan (a plan file): /team for ``step_`` ids, else /plan;
+        the review screen opens on it as it would after planning."""
+        command = "/team" if id_prefix_of(plan) == "step" else "/plan"
+        await self.transcript.add_user(f"{command} {plan.goal}".rstrip() + "  (plan file)")
+        start = self.session.start_team if command == "/team" else self.session.start_plan
+        await self._start_job(lambda: start(plan.goal, plan))
 
     # -- painting (called by the app once per frame) ----------------------------
 
@@ -106,6 +121,10 @@ class MainScreen(Screen):
         if self._early:
             items, self._early = [*self._early, *items], []
         summary = await self.painter.paint(items)
+        if summary.prices and self.status.price is None:
+            # A replay has no configured price: the recorded run carries it.
+            self.status.price = next(iter(summary.prices.values()))
+            self.status.refresh_usage()
         if summary.usage_changed:
             self.status.usage = self.session.usage
         if summary.mode is not None:
@@ -148,8 +167,11 @@ class MainScreen(Screen):
     async def _submit(self, text: str, *, echo: bool = True) -> None:
         if echo:
             await self.transcript.add_user(text)
+        await self._start_job(lambda: self.session.submit(text))
+
+    async def _start_job(self, start) -> None:
         try:
-            future = self.session.submit(text)
+            future = start()
         except Exception as exc:  # SessionBusy and friends: say so, stay usable
             await self.transcript.add_line(str(exc), "warning")
             return

@@ -3,8 +3,9 @@ one pane per worker, each streaming its sub-agent as it happens.
 
 The app hands the screen each frame's drained events (``paint``); the
 ``RunModel`` turns them into per-pane text and changed tasks, and each pane
-gets one write per frame. Esc asks before cancelling the run; when the run
-ends the summary appears and Enter or Esc goes back to the main screen.
+gets one write per frame. The title line shows the run's tokens and cost.
+Esc asks before cancelling the run; when the run ends the summary appears
+and Enter, Esc or q goes back to the main screen.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from paicli_tui.plan.model import Plan
+from paicli_tui.ui.run_figures import usage_text
 from paicli_tui.ui.run_model import RunModel, tasks_from_plan
 from paicli_tui.ui.screens.main_screen import JobEnded
 from paicli_tui.ui.screens.plan_edit_dialogs import Confirm
@@ -49,6 +51,7 @@ class RunScreen(Screen):
         Binding("escape", "cancel_run", "Cancel run / close", id="run.cancel"),
         # Priority: the focused tree would take Enter otherwise.
         Binding("enter", "close", "Close", show=False, priority=True, id="run.close"),
+        Binding("q", "close", "Close", show=False, id="run.close_q"),
         Binding("z", "zoom", "Zoom pane", id="run.zoom"),
     ]
 
@@ -63,6 +66,7 @@ class RunScreen(Screen):
         clock: Callable[[], float] = time.monotonic,
         max_lines: int = MAX_LINES,
         tick: bool = True,
+        price: Any = None,
     ) -> None:
         super().__init__(id="run")
         self.goal = goal
@@ -72,13 +76,17 @@ class RunScreen(Screen):
         self.max_lines = max_lines
         self.model = RunModel(tasks_from_plan(plan), workers, clock=clock)
         self.cancelling = False
+        self.price = price
         self._tick = tick
         self._panes: dict[str, WorkerPane] = {}
+        self._early: list[Any] = []  # events that arrived before the screen was mounted
 
     # -- layout --------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield Static(id="run-title")
+        with Horizontal(id="run-heading"):
+            yield Static(id="run-title")
+            yield Static(id="run-usage")
         with Horizontal(id="run-body"):
             yield TaskTree("Run", live=True, clock=self.clock, id="run-tree")
             with Container(id="run-panes"):
@@ -95,9 +103,12 @@ class RunScreen(Screen):
         self.query_one("#run-title", Static).update(Text(f"/{self.kind} · {first_line}", style="bold"))
         self.query_one("#run-summary").display = False
         self._update_hints()
+        self._update_usage()
         self._layout_panes()
         if self._tick:
             self.set_interval(TICK_SECONDS, tree.refresh_running, name="run-elapsed")
+        if self._early:
+            self.call_later(self.paint, [])
 
     def on_resize(self) -> None:
         self._layout_panes()
@@ -127,6 +138,13 @@ class RunScreen(Screen):
     # -- painting (once per frame, from the app) ---------------------------------------------
 
     async def paint(self, items: list[Any]) -> None:
+        if self.model.finished:
+            return
+        if not self.is_mounted:  # pushed this frame: paint once it is mounted
+            self._early.extend(items)
+            return
+        if self._early:
+            items, self._early = [*self._early, *items], []
         update = self.model.apply(items)
         if update.new_workers:
             await self.query_one("#run-panes").mount_all(
@@ -143,6 +161,8 @@ class RunScreen(Screen):
             self.pane(worker).append(segments)
         for worker in update.workers:
             self.pane(worker).set_title(self.model.pane_title(worker))
+        if update.usage_changed:
+            self._update_usage()
         if update.finished:
             self._show_summary(self.model.status, self.model.summary)
         elif not self.model.finished:
@@ -166,9 +186,12 @@ class RunScreen(Screen):
         box.display = True
         self._update_hints()
 
+    def _update_usage(self) -> None:
+        self.query_one("#run-usage", Static).update(Text(usage_text(self.model.usage, self.price)))
+
     def _update_hints(self) -> None:
         if self.model.finished:
-            hint = "[Enter/Esc] back to the conversation · [z] zoom pane · [Tab] next pane"
+            hint = "[Enter/Esc/q] back to the conversation · [z] zoom pane · [Tab] next pane"
         elif self.cancelling:
             hint = "Cancelling… running tasks are being interrupted"
         else:

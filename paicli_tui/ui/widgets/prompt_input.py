@@ -45,7 +45,12 @@ class PromptInput(Input):
 
     def show_busy(self, busy: bool) -> None:
         """Say on the input's border that a turn is running and Esc stops it."""
-        self.border_title = "● working · esc cancels" if busy else None
+        title = "● working · esc cancels" if busy else None
+        # Setting a border title always repaints, and a repaint of the main
+        # screen under the run screen repaints all of the run screen: only
+        # when it changes.
+        if (self.border_title or None) != title:
+            self.border_title = title
 
     def remember(self, line: str) -> None:
         line = line.strip()

@@ -1,8 +1,10 @@
-"""The bottom line: mode, model, tokens used this session, workspace (P-7.1)."""
+"""The bottom line: mode, model, tokens used this session and their cost
+when the model has a price, workspace (P-7.1)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -11,10 +13,15 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from paicli_tui.llm.types import Usage
+from paicli_tui.records.cost import cost_of
+from paicli_tui.ui.run_figures import format_cost
 
 
-def format_usage(usage: Usage) -> str:
-    return f"tokens {usage.prompt_tokens:,} / {usage.completion_tokens:,} / {usage.cached_tokens:,} cached"
+def format_usage(usage: Usage, price: Any = None) -> str:
+    """Prompt / completion / cached tokens, then the cost at ``price``
+    (a config.Price); without a price, tokens only."""
+    text = f"tokens {usage.prompt_tokens:,} / {usage.completion_tokens:,} / {usage.cached_tokens:,} cached"
+    return f"{text} · {format_cost(cost_of(usage, price))}" if price is not None else text
 
 
 def short_path(path: Path | str) -> str:
@@ -55,6 +62,8 @@ class StatusBar(Horizontal):
     model_label: reactive[str] = reactive("")
     usage: reactive[Usage] = reactive(Usage)
     workspace: reactive[str] = reactive("")
+    #: The model's price (config.Price or a mapping), None when unknown.
+    price: Any = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="status-mode")
@@ -79,7 +88,10 @@ class StatusBar(Horizontal):
         self.query_one("#status-model", Static).update(Content(label))
 
     def watch_usage(self, usage: Usage) -> None:
-        self.query_one("#status-tokens", Static).update(Content(format_usage(usage)))
+        self.refresh_usage()
+
+    def refresh_usage(self) -> None:
+        self.query_one("#status-tokens", Static).update(Content(format_usage(self.usage, self.price)))
 
     def watch_workspace(self, workspace: str) -> None:
         self.query_one("#status-workspace", Static).update(Content(short_path(workspace)))

@@ -1,5 +1,6 @@
 """The scrolling transcript of the main screen. It keeps a bounded number of
-entries and knows which streamed entry belongs to which model call."""
+entries, knows which streamed entry belongs to which model call, and holds
+the planner's progress line while it plans."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from paicli_tui.ui.widgets.transcript_entries import (
     AnswerEntry,
     FoldingEntry,
     NoteLine,
+    PlanningLine,
     ReasoningEntry,
-    SubAgentReplyEntry,
     ToolEntry,
     UserEntry,
 )
@@ -29,6 +30,7 @@ class Transcript(VerticalScroll, can_focus=False):
         self.max_entries = max_entries
         self._streams: dict[StreamKey, AnswerEntry | FoldingEntry] = {}
         self._tools: dict[tuple[str, str], ToolEntry] = {}
+        self._planning: PlanningLine | None = None
 
     def on_mount(self) -> None:
         self.anchor()
@@ -51,12 +53,7 @@ class Transcript(VerticalScroll, can_focus=False):
         entry = self._streams.get(key)
         if entry is None:
             actor, _call, kind = key
-            if kind == "reasoning":
-                entry = ReasoningEntry(actor)
-            elif actor == "react" or _call == "final":
-                entry = AnswerEntry(actor)
-            else:
-                entry = SubAgentReplyEntry(actor)
+            entry = ReasoningEntry(actor) if kind == "reasoning" else AnswerEntry(actor)
             self._streams[key] = entry
             await self.add(entry)
         return entry
@@ -83,6 +80,22 @@ class Transcript(VerticalScroll, can_focus=False):
     def has_stream(self, actor: str, kind: str = "content") -> bool:
         return any(k[0] == actor and k[2] == kind for k in self._streams)
 
+    async def planning(self, actor: str, chars: int = 0) -> PlanningLine:
+        """Show (or advance) the planner's progress line."""
+        line = self._planning
+        if line is None or not line.is_attached:
+            line = self._planning = PlanningLine(actor)
+            await self.add(line)
+        if chars:
+            line.wrote(chars)
+        return line
+
+    async def planning_done(self) -> None:
+        """The planner's call ended: its plan (or error) line says the rest."""
+        line, self._planning = self._planning, None
+        if line is not None and line.is_attached:
+            await line.remove()
+
     async def tool_started(self, actor: str, call_id: str, tool: str, arguments: str) -> None:
         entry = ToolEntry(actor, tool, arguments)
         self._tools[(actor, call_id)] = entry
@@ -100,6 +113,7 @@ class Transcript(VerticalScroll, can_focus=False):
             await entry.body.finish()
         self._streams.clear()
         self._tools.clear()
+        self._planning = None
         await self.remove_children()
 
     async def _forget(self, removed: list[Widget]) -> None:

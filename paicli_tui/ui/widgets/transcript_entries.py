@@ -1,5 +1,6 @@
 """The pieces a transcript is made of: the person's input, streamed answers,
-collapsible reasoning, one line per tool call, and notes."""
+collapsible reasoning, one line per tool call, notes, and the planner's
+one-line progress."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import asyncio
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
+from textual.screen import ModalScreen
 from textual.widgets import Collapsible, Markdown, Static
 
 from paicli_tui.ui.event_lines import argument_subject, full_arguments
@@ -111,13 +113,40 @@ class ReasoningEntry(FoldingEntry):
     BODY_CLASS = "reasoning"
 
 
-class SubAgentReplyEntry(FoldingEntry):
-    """A planner's, worker's or reviewer's reply: mostly structured text the
-    one-line plan and step entries already summarise."""
+class PlanningLine(Static):
+    """One line while the planner works: a spinner and how much it wrote.
+    Its text is not streamed here: plans are structured replies the plan
+    lines and the review screen already show."""
 
-    STREAMING = "writing…"
-    DONE = "reply"
-    BODY_CLASS = "reply"
+    FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+    SPIN_SECONDS = 0.1
+
+    def __init__(self, actor: str = "planner") -> None:
+        super().__init__(classes="-muted")
+        self.actor = actor
+        self.chars = 0
+        self._frame = 0
+
+    def on_mount(self) -> None:
+        self._show()
+        self.set_interval(self.SPIN_SECONDS, self._spin, name="planning-spinner")
+
+    def wrote(self, chars: int) -> None:
+        self.chars += chars
+        self._show()
+
+    def _spin(self) -> None:
+        top = self.app.screen
+        if top is not self.screen and not isinstance(top, ModalScreen):
+            # Covered (a replan under the run screen): a repaint down here
+            # would repaint the whole screen on top.
+            return
+        self._frame = (self._frame + 1) % len(self.FRAMES)
+        self._show()
+
+    def _show(self) -> None:
+        count = f" · {self.chars:,} characters" if self.chars else ""
+        self.update(Content(f"{self.FRAMES[self._frame]} {self.actor}: planning…{count}"))
 
 
 class ToolEntry(Collapsible):

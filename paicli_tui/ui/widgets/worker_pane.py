@@ -91,6 +91,9 @@ class LineBuffer:
         self._line_rows: list[int] = []
         self._open = False
         self._tail_start = 0  # offset in the open line where its last row starts
+        #: Rows dropped from the top so far: ``pruned + index`` numbers a row
+        #: for as long as it lives.
+        self.pruned = 0
 
     def append(self, segments: Iterable[tuple[str, str]]) -> tuple[bool, int]:
         """Add (kind, text) pieces; returns (anything changed, rows pruned
@@ -148,6 +151,7 @@ class LineBuffer:
         del self.lines[:excess]
         del self._line_rows[:excess]
         del self.rows[:rows]
+        self.pruned += rows
         return rows
 
 
@@ -184,6 +188,9 @@ class WorkerPane(ScrollView, can_focus=True):
         self.buffer = LineBuffer(max_lines)
         self._sized = False
         self._styles: dict[str, Style] = {}
+        # Painted rows by row number, with the row they show: scrolling by a
+        # few rows per frame then re-renders only the rows that are new.
+        self._strips: dict[int, tuple[tuple[str, str], Strip]] = {}
         self.set_title(f"{worker} · idle")
 
     # -- public -------------------------------------------------------------------
@@ -244,6 +251,7 @@ class WorkerPane(ScrollView, can_focus=True):
             self._sized = True
             at_end = self._at_end()
             self.buffer.rewrap(width)
+            self._strips.clear()
             self.virtual_size = Size(width, len(self.buffer.rows))
             if at_end:
                 self.scroll_end(animate=False, immediate=True, x_axis=False)
@@ -252,6 +260,7 @@ class WorkerPane(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._styles.clear()
+        self._strips.clear()
 
     def _style(self, kind: str) -> Style:
         # rich_style walks the DOM on every call: resolve styles once per
@@ -272,6 +281,14 @@ class WorkerPane(ScrollView, can_focus=True):
         rows = self.buffer.rows
         if index >= len(rows):
             return Strip.blank(width, base)
-        kind, row = rows[index]
-        strip = Strip([Segment(row, self._style(kind))], cell_len(row))
-        return strip.crop_extend(0, width, base)
+        entry = rows[index]
+        number = self.buffer.pruned + index
+        cached = self._strips.get(number)
+        if cached is not None and cached[0] is entry:
+            return cached[1]
+        kind, row = entry
+        strip = Strip([Segment(row, self._style(kind))], cell_len(row)).crop_extend(0, width, base)
+        if len(self._strips) > 4 * max(self.size.height, 16):
+            self._strips.clear()  # keep roughly what is on screen
+        self._strips[number] = (entry, strip)
+        return strip

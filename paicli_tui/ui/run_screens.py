@@ -1,0 +1,140 @@
+"""Which run screen shows a plan or team run, and which screens get each
+frame's events (P-7.3, P-7.6).
+
+Every /plan and /team run opens its run screen from its own ``run_started``
+event — reviewed or not (``--yes``, ``team_review`` off, a plan file, a
+replay). A run screen that is already open and not finished (the review
+screen swapped itself for one on Enter) adopts the run instead, and a
+replan updates that screen: one run, one screen. Every screen in the stack
+that paints is painted each frame, so a run screen under an approval dialog
+or the cancel confirmation keeps up.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+from paicli_tui import events as ev
+from paicli_tui.plan.model import Plan
+from paicli_tui.ui.plan_edit_state import id_prefix_of
+from paicli_tui.ui.run_figures import session_price
+from paicli_tui.ui.run_model import tasks_from_plan
+from paicli_tui.ui.screens.run_screen import RunScreen
+
+
+def widest_round(plan: Plan | dict) -> int:
+    """How many tasks of the plan can run at once, round by round."""
+    tasks = {task.id: task for task in tasks_from_plan(plan)}
+    depth: dict[str, int] = {}
+
+    def level(task_id: str, seen: frozenset[str] = frozenset()) -> int:
+        if task_id not in depth:
+            deps = [d for d in tasks[task_id].dependencies if d in tasks and d not in seen]
+            depth[task_id] = 1 + max((level(d, seen | {task_id}) for d in deps), default=-1)
+        return depth[task_id]
+
+    counts: dict[int, int] = {}
+    for task_id in tasks:
+        counts[level(task_id)] = counts.get(level(task_id), 0) + 1
+    return max(counts.values(), default=1)
+
+
+def pane_workers(kind: str, plan: Plan | dict, workers: list[str]) -> list[str]:
+    """The panes to open with: every team worker; for /plan, as many slots
+    as the widest round needs (more appear if the executor uses more)."""
+    if kind == "team" or not workers:
+        return list(workers) or ["worker-1"]
+    return workers[: max(1, min(len(workers), widest_round(plan)))]
+
+
+def planned_workers(session: Any, plan: Plan) -> tuple[str, list[str]]:
+    """(kind, worker names) for a reviewed plan about to run, before the
+    executor says: /team runs ``settings.workers`` workers, /plan up to
+    ``settings.parallelism`` slots."""
+    settings = getattr(session, "settings", None)
+    if id_prefix_of(plan) == "step":
+        count = getattr(settings, "workers", 2)
+        return "team", [f"worker-{i}" for i in range(1, count + 1)]
+    slots = [f"worker-{i}" for i in range(1, getattr(settings, "parallelism", 4) + 1)]
+    return "plan", pane_workers("plan", plan, slots)
+
+
+def open_run_screen(
+    app: Any, plan: Plan, goal: str, *, replace: bool = False, clock: Callable[[], float] = time.monotonic
+) -> RunScreen:
+    """Show the run screen for a reviewed ``plan`` (UI thread). ``replace``
+    swaps it for the top screen (the review screen) instead of pushing it."""
+    session = getattr(app, "session", None)
+    kind, workers = planned_workers(session, plan)
+    screen = RunScreen(
+        plan, goal, workers, kind=kind, on_cancel=getattr(session, "cancel", None), clock=clock,
+        price=session_price(session),
+    )
+    if replace:
+        app.switch_screen(screen)
+    else:
+        app.push_screen(screen)
+    return screen
+
+
+class RunScreens:
+    """Paints the screens above the main screen and opens run screens."""
+
+    def __init__(self, app: Any, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.app = app
+        self.clock = clock
+        self._kind = ""
+        self._goal = ""
+        self._price: Any = None
+
+    def live(self) -> RunScreen | None:
+        """The open run screen whose run has not finished, if any."""
+        for screen in reversed(self.app.screen_stack):
+            if isinstance(screen, RunScreen) and not screen.model.finished:
+                return screen
+        return None
+
+    async def paint(self, events: list[Any], *, skip: Any = None) -> None:
+        """Paint ``events`` into every screen in the stack that paints (but
+        ``skip``), opening a run screen where a run starts that no open
+        screen adopts; that screen gets the events from its start on."""
+        start = 0
+        for index, item in enumerate(events):
+            if isinstance(item, ev.RunRequested):
+                self._kind, self._goal = item.kind, item.goal
+                self._price = next(iter(item.prices.values()), None) if item.prices else None
+            elif isinstance(item, ev.PlanProposed) and item.goal:
+                self._goal = item.goal  # an amendment extends the goal
+            elif isinstance(item, ev.RunStarted):
+                # What came before may have finished the open run's screen.
+                await self._paint_stack(events[start:index], skip)
+                start = index
+                if self.live() is None:
+                    await self._open(item)
+        await self._paint_stack(events[start:], skip)
+
+    async def _paint_stack(self, events: list[Any], skip: Any) -> None:
+        if not events:
+            return
+        for screen in list(self.app.screen_stack):
+            paint = getattr(screen, "paint", None)
+            if screen is not skip and paint is not None:
+                await paint(events)
+
+    async def _open(self, started: ev.RunStarted) -> None:
+        kind = self._kind if self._kind in ("plan", "team") else "team" if started.actor == "orchestrator" else "plan"
+        session = getattr(self.app, "session", None)
+        screen = RunScreen(
+            started.plan,
+            self._goal,
+            pane_workers(kind, started.plan, list(started.workers)),
+            kind=kind,
+            on_cancel=getattr(session, "cancel", None),
+            clock=self.clock,
+            price=self._price if self._price is not None else session_price(session),
+        )
+        top = self.app.screen
+        if isinstance(top, RunScreen) and top.model.finished:
+            await self.app.pop_screen()  # the last run's summary is in the transcript
+        await self.app.push_screen(screen)

@@ -1,0 +1,93 @@
+"""Drive the real `paicli` in a pseudo-terminal and read its screen.
+
+pyte (a VT100 emulator) turns the app's output bytes into a screen of text,
+so the test sees what a person would, after real key bytes went in.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import select
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import time
+from pathlib import Path
+
+import pyte
+
+
+class PtyApp:
+    def __init__(self, args: list[str], *, cwd: Path, env: dict[str, str], columns: int = 120, lines: int = 36) -> None:
+        self.screen = pyte.Screen(columns, lines)
+        self.stream = pyte.ByteStream(self.screen)
+        master, slave = os.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", lines, columns, 0, 0))
+        self.master = master
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "paicli_tui", *args],
+            cwd=cwd,
+            env={**env, "TERM": "xterm-256color", "COLUMNS": str(columns), "LINES": str(lines)},
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            start_new_session=True,
+        )
+        os.close(slave)
+
+    def pump(self, seconds: float = 0.1) -> None:
+        deadline = time.monotonic() + seconds
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return
+            ready, _, _ = select.select([self.master], [], [], remaining)
+            if not ready:
+                return
+            try:
+                data = os.read(self.master, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            self.stream.feed(data)
+
+    def text(self) -> str:
+        return "\n".join(self.screen.display)
+
+    def wait_for(self, predicate, timeout: float = 20.0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.pump(0.1)
+            text = self.text()
+            if predicate(text):
+                return text
+            if self.proc.poll() is not None:
+                break
+        raise AssertionError(f"screen never matched; last screen:\n{self.text()}")
+
+    def send(self, data: bytes) -> None:
+        os.write(self.master, data)
+
+    def type(self, text: str) -> None:
+        for char in text:
+            self.send(char.encode())
+            self.pump(0.01)
+
+    def wait_exit(self, timeout: float = 10.0) -> int | None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.pump(0.05)
+            code = self.proc.poll()
+            if code is not None:
+                return code
+        return None
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=5)
+        os.close(self.master)

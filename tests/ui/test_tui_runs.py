@@ -1,0 +1,86 @@
+"""The product's app over a real Session and the offline demo model: the run
+screen opens for runs that were never reviewed, a plan file opens the review
+screen, and a run ends with its summary in the transcript."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from textual.widgets import Markdown
+
+from paicli_tui.config import Settings
+from paicli_tui.llm.demo import DemoTransport
+from paicli_tui.session import Session
+from paicli_tui.ui.app import PaicliApp
+from paicli_tui.ui.plan_reviewer import UIPlanReviewer, load_plan_file
+from paicli_tui.ui.screens.main_screen import MainScreen
+from paicli_tui.ui.screens.plan_review import PlanReviewScreen
+from paicli_tui.ui.screens.run_screen import RunScreen
+from tests.ui.conftest import transcript_text
+from tests.ui.test_run_screen_flow import until
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def product_app(tmp_path, plan=None, **settings) -> tuple[PaicliApp, Session]:
+    """Wired as `paicli` wires it (commands/tui.py)."""
+    (tmp_path / "README.md").write_text("# Demo\nA small project.\n", encoding="utf-8")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.py").write_text("print('hi')\n", encoding="utf-8")
+    reviewer = UIPlanReviewer()
+    session = Session(Settings(provider="demo", **settings), tmp_path, plan_reviewer=reviewer,
+                      transport=DemoTransport(pace=0.0))
+    app = PaicliApp(session, remember_theme=False, plan=plan)
+    reviewer.attach(app)
+    return app, session
+
+
+def run_screens(app) -> list[RunScreen]:
+    return [screen for screen in app.screen_stack if isinstance(screen, RunScreen)]
+
+
+async def test_an_unreviewed_team_run_opens_the_run_screen_and_ends_in_the_transcript(tmp_path):
+    app, session = product_app(tmp_path, team_review=False)
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            prompt = app.main_screen.prompt
+            prompt.value = "/team survey the project"
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, RunScreen), "the run screen")
+            screen = app.screen
+            assert screen.kind == "team" and screen.goal == "survey the project"
+            await until(pilot, lambda: screen.model.finished, "the end of the run")
+            assert run_screens(app) == [screen]
+            assert all(pane.text for pane in screen.panes)  # both workers streamed into their panes
+            await until(pilot, lambda: "run COMPLETED" in transcript_text(app), "the summary in the transcript")
+            assert not app.main_screen.transcript.query(Markdown)  # no sub-agent streamed there
+            await pilot.press("escape")
+            await until(pilot, lambda: isinstance(app.screen, MainScreen), "back to the main screen")
+    finally:
+        session.close()
+
+
+async def test_a_plan_file_opens_the_review_screen_then_one_run_screen(tmp_path):
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps({"goal": "Survey from a file", "steps": [
+        {"id": "a", "description": "Read the README", "type": "FILE_READ"},
+        {"id": "b", "description": "List the sources", "type": "FILE_READ"},
+        {"id": "c", "description": "Summarise", "type": "ANALYSIS", "dependencies": ["a", "b"]},
+    ]}), encoding="utf-8")
+    plan = load_plan_file(path)
+    app, session = product_app(tmp_path, plan=plan)
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, PlanReviewScreen), "the review screen")
+            review = app.screen
+            assert review.state.prefix == "step" and review.goal == "Survey from a file"
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, RunScreen), "the run screen")
+            screen = app.screen
+            await until(pilot, lambda: screen.model.finished, "the end of the run")
+            assert run_screens(app) == [screen] and screen.model.version == 1
+            assert screen.model.status == "COMPLETED"
+            assert "/team Survey from a file  (plan file)" in transcript_text(app)
+    finally:
+        session.close()
