@@ -333,3 +333,11 @@ def test_summary_preview_is_one_line_and_exact_at_the_limit():
     assert summarize(plan, PlanStatus.COMPLETED).splitlines()[1] == "✅ task_1: a — a b " + "c" * 116
     plan.task("task_1").result += "d"
     assert summarize(plan, PlanStatus.COMPLETED).splitlines()[1] == "✅ task_1: a — a b " + "c" * 116 + "…"
+
+
+def test_team_summary_speaks_of_steps():
+    from paicli_tui.plan.model import Plan, PlanStatus, Task, TaskStatus
+    from paicli_tui.plan.summary import summarize
+
+    plan = Plan([Task("step_1", "a", status=TaskStatus.COMPLETED, result="ok")])
+    assert summarize(plan, PlanStatus.COMPLETED).splitlines()[0] == "Team run COMPLETED: 1 step — 1 completed"

@@ -63,7 +63,12 @@ def summarize(plan: Plan, status: PlanStatus, *, replans: int = 0, note: str = "
     """Header with the counts, then one line per task (completed first)."""
     tally = counts(plan)
     parts = ", ".join(f"{n} {name}" for name, n in tally.items() if n)
-    header = f"Plan {status.value}: {len(plan.tasks)} tasks" + (f" — {parts}" if parts else "")
+    # Team plans are made of steps (P-5.10), /plan plans of tasks.
+    team = bool(plan.tasks) and all(task.id.startswith("step_") for task in plan.tasks)
+    noun = "step" if team else "task"
+    count = len(plan.tasks)
+    header = f"{'Team run' if team else 'Plan'} {status.value}: {count} {noun}{'s' if count != 1 else ''}"
+    header += f" — {parts}" if parts else ""
     if replans:
         header += f" (after {replans} replan{'s' if replans != 1 else ''})"
     lines = [header]
