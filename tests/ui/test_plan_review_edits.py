@@ -53,6 +53,19 @@ async def test_edit_description_then_run_sends_the_edited_plan():
         assert plan.goal == "Survey the project"
 
 
+async def test_typing_in_the_description_editor_extends_the_text():
+    """A person pressing e and typing keeps the old words (no select-all)."""
+    app = HostApp()
+    async with app.run_test() as pilot:
+        screen, _ = await open_review(app, pilot)
+        screen.task_tree.select_task("task_2")
+        await pilot.press("e")
+        await pilot.press("space", "n", "o", "w")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert screen.state.task("task_2").description == "List the source files now"
+
+
 async def test_change_type():
     app = HostApp()
     async with app.run_test() as pilot:

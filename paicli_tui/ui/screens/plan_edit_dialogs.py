@@ -63,7 +63,8 @@ class TextPrompt(PlanDialog):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield _text(self.title_text).add_class("dialog-title")
-            yield Input(self.value, placeholder=self.placeholder, id="answer")
+            # Editing, not replacing: keep the text and put the cursor at its end.
+            yield Input(self.value, placeholder=self.placeholder, id="answer", select_on_focus=False)
             yield _text(self.hint).add_class("dialog-hint")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
