@@ -96,6 +96,8 @@ class Session:
         self._cancel = threading.Event()
         self._busy = threading.Lock()
         self._react: Agent | None = None
+        self._executor = None  # the /plan run in progress, for cancel_task
+        self._orchestrator = None  # the /team run in progress
         self.bus.publish(
             SessionStarted("session", self._approval_mode, "", self.model_label, provider.base_url, str(workspace))
         )
@@ -176,6 +178,14 @@ class Session:
         if self.busy and not self._cancel.is_set():
             self.bus.publish(RunCancelled("session", "cancelled by the user"))
         self._cancel.set()
+
+    def cancel_task(self, task_id: str) -> bool:
+        """Interrupt one running task or step; its dependents are skipped and
+        the rest of the run goes on. False when nothing by that id runs."""
+        executor = self._executor or getattr(self._orchestrator, "executor", None)
+        if executor is None:
+            return False
+        return executor.cancel_task(task_id)
 
     def clear(self) -> None:
         """Forget the ReAct conversation (a new agent, a new system prompt)."""
@@ -284,7 +294,11 @@ class Session:
             version=max(planner.version, 1),
             run_limit=self._run_budget.exceeded_kind,
         )
-        report = executor.run(cancel)
+        self._executor = executor
+        try:
+            report = executor.run(cancel)
+        finally:
+            self._executor = None
         return RunOutcome("plan", report.status.value == "COMPLETED", report.status.value, report.summary)
 
     def run_team(self, goal: str, plan: "Plan | None" = None) -> RunOutcome:
@@ -310,7 +324,11 @@ class Session:
         if isinstance(planned, RunOutcome):
             return planned
         goal = planned.goal or goal
-        report = orchestrator.run(goal, planned, cancel, TrustedUrls.from_user_text(goal))
+        self._orchestrator = orchestrator
+        try:
+            report = orchestrator.run(goal, planned, cancel, TrustedUrls.from_user_text(goal))
+        finally:
+            self._orchestrator = None
         return RunOutcome("team", report.status.value == "COMPLETED", report.status.value, report.summary)
 
     def _plan_and_review(self, planner, goal, plan, cancel, *, create=None, review: bool = True):

@@ -165,12 +165,14 @@ class PlanExecutor:
             error = f"stopped: {self._stop_reason}"
         return self._finish(plan, history, replans, error, cancel)
 
-    def cancel_task(self, task_id: str) -> None:
+    def cancel_task(self, task_id: str) -> bool:
         """Ask one running task to stop; it ends SKIPPED and its dependents
-        are skipped. Safe from any thread; a task not running is ignored."""
+        are skipped. Safe from any thread; False when the task is not running."""
         slot = self._running.get(task_id)
-        if slot is not None:
-            slot.cancel.set()
+        if slot is None:
+            return False
+        slot.cancel.set()
+        return True
 
     # --- the coordinating loop ---------------------------------------------
 

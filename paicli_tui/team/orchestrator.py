@@ -93,6 +93,7 @@ class TeamOrchestrator:
             version=max(self.planner.version, 1),
             run_limit=self.run_budget.exceeded_kind if self.run_budget is not None else None,
         )
+        self.executor = executor  # lets the session cancel a single step
         return executor.run(cancel)
 
     def _reviewer(self, name: str) -> SubAgent:

@@ -68,7 +68,7 @@ def open_run_screen(
     session = getattr(app, "session", None)
     kind, workers = planned_workers(session, plan)
     screen = RunScreen(
-        plan, goal, workers, kind=kind, on_cancel=getattr(session, "cancel", None), clock=clock,
+        plan, goal, workers, kind=kind, on_cancel=getattr(session, "cancel", None), on_cancel_task=getattr(session, "cancel_task", None), clock=clock,
         price=session_price(session),
     )
     if replace:
@@ -130,7 +130,7 @@ class RunScreens:
             self._goal,
             pane_workers(kind, started.plan, list(started.workers)),
             kind=kind,
-            on_cancel=getattr(session, "cancel", None),
+            on_cancel=getattr(session, "cancel", None), on_cancel_task=getattr(session, "cancel_task", None),
             clock=self.clock,
             price=self._price if self._price is not None else session_price(session),
         )

@@ -129,3 +129,29 @@ async def test_escape_on_the_collapsed_review_cancels_the_plan(tmp_path):
             await until(pilot, lambda: not isinstance(app.screen, PlanReviewScreen), "the review to close")
     finally:
         session.close()
+
+
+@pytest.mark.timeout(90)
+async def test_cancelling_one_task_from_the_tree_skips_its_dependents_and_the_rest_goes_on(tmp_path):
+    app, session = demo_app(tmp_path, pace=0.03)
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            future = session.submit("/plan survey the project")
+            await until(pilot, lambda: isinstance(app.screen, PlanReviewScreen), "the review screen")
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, RunScreen), "the run screen")
+            run = app.screen
+            await until(pilot, lambda: run.model.tasks["task_1"].status == "RUNNING", "task_1 running")
+            run.task_tree.select_task("task_1")
+            await pilot.press("c")
+            await until(pilot, lambda: not isinstance(app.screen, RunScreen), "the confirmation")
+            await pilot.press("y")
+            await until(pilot, lambda: run.model.finished, "the end of the run", seconds=60)
+            outcome = future.result(timeout=10)
+            statuses = {task_id: task.status for task_id, task in run.model.tasks.items()}
+            assert statuses["task_1"] == "SKIPPED"
+            assert statuses["task_4"] == "SKIPPED"  # depends on task_1
+            assert statuses["task_2"] == statuses["task_3"] == "COMPLETED"  # unrelated branches went on
+            assert outcome.status == "FAILED" and not outcome.ok
+    finally:
+        session.close()

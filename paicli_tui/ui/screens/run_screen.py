@@ -53,6 +53,7 @@ class RunScreen(Screen):
         Binding("enter", "close", "Close", show=False, priority=True, id="run.close"),
         Binding("q", "close", "Close", show=False, id="run.close_q"),
         Binding("z", "zoom", "Zoom pane", id="run.zoom"),
+        Binding("c", "cancel_task", "Cancel the selected task", id="run.cancel_task"),
     ]
 
     def __init__(
@@ -63,6 +64,7 @@ class RunScreen(Screen):
         *,
         kind: str = "plan",
         on_cancel: Callable[[], Any] | None = None,
+        on_cancel_task: Callable[[str], Any] | None = None,
         clock: Callable[[], float] = time.monotonic,
         max_lines: int = MAX_LINES,
         tick: bool = True,
@@ -72,6 +74,7 @@ class RunScreen(Screen):
         self.goal = goal
         self.kind = kind
         self.on_cancel = on_cancel
+        self.on_cancel_task = on_cancel_task
         self.clock = clock
         self.max_lines = max_lines
         self.model = RunModel(tasks_from_plan(plan), workers, clock=clock)
@@ -195,7 +198,7 @@ class RunScreen(Screen):
         elif self.cancelling:
             hint = "Cancelling… running tasks are being interrupted"
         else:
-            hint = "[Esc] cancel the run · [z] zoom pane · [Tab] next pane · scroll a pane to read back"
+            hint = "[Esc] cancel the run · [c] cancel the selected task · [z] zoom pane · [Tab] next pane"
         self.query_one("#run-hints", Static).update(Text(hint))
 
     # -- keys -------------------------------------------------------------------------------
@@ -219,6 +222,22 @@ class RunScreen(Screen):
                 self._update_hints()
 
         question = "Cancel the run? Running tasks are interrupted; completed work is kept in the summary."
+        self.app.push_screen(Confirm(question), answered)
+
+    def action_cancel_task(self) -> None:
+        """Interrupt the task under the tree's cursor: its dependents are
+        skipped, the rest of the run goes on."""
+        task_id = self.task_tree.cursor_task_id
+        task = self.model.tasks.get(task_id) if task_id else None
+        if task is None or task.status != "RUNNING" or self.on_cancel_task is None or self.model.finished:
+            self.notify("Select a running task in the tree to cancel it", severity="warning", markup=False)
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes and self.on_cancel_task is not None and not self.on_cancel_task(task_id):
+                self.notify(f"{task_id} is no longer running", markup=False)
+
+        question = f"Cancel {task_id}? Tasks that depend on it are skipped; the rest of the run goes on."
         self.app.push_screen(Confirm(question), answered)
 
     def action_close(self) -> None:
