@@ -51,6 +51,15 @@ class ModeChanged(Event):
     mode: str
 
 
+@dataclass(frozen=True)
+class ModelChanged(Event):
+    """``/model NAME``: later requests name ``model``."""
+
+    name: ClassVar[str] = "model_changed"
+    model: str
+    label: str
+
+
 # --- model calls (P-1) --------------------------------------------------------
 
 

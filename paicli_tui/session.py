@@ -21,6 +21,7 @@ from paicli_tui.events import (
     Event,
     EventBus,
     ModeChanged,
+    ModelChanged,
     ModelResponse,
     RunCancelled,
     RunOutcomeRecorded,
@@ -116,6 +117,20 @@ class Session:
         if self._react is not None:
             self._react.approval_mode = mode
         self.bus.publish(ModeChanged("session", mode))
+
+    def set_model(self, model: str) -> str:
+        """Switch the model later requests name (``/model NAME``); not while
+        a run is going, so one run never mixes models. Returns the label."""
+        model = model.strip()
+        if not model or any(ch.isspace() for ch in model):
+            raise ValueError("usage: /model NAME (one word, e.g. deepseek-reasoner)")
+        if self.busy:
+            raise SessionBusy("a run is going; change the model when it ends")
+        self.client.model = model
+        self.client.model_label = f"{model} (DEMO)" if self.settings.provider == "demo" else model
+        self.model_label = self.client.model_label
+        self.bus.publish(ModelChanged("session", model, self.model_label))
+        return self.model_label
 
     def cycle_mode(self) -> str:
         self.approval_mode = MODES[(MODES.index(self._approval_mode) + 1) % len(MODES)]

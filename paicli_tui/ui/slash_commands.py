@@ -12,7 +12,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/team": ("GOAL", "run the goal with a planner, workers and a reviewer"),
     "/mode": ("auto|plan|ask", "set the approval mode (shift+tab cycles it)"),
     "/theme": ("NAME", "switch the colour theme (remembered)"),
-    "/model": ("", "show the model in use"),
+    "/model": ("[NAME]", "show the model, or switch to NAME"),
     "/clear": ("", "forget the conversation and clear the transcript"),
     "/help": ("", "list commands and keys"),
     "/quit": ("", "leave paicli"),

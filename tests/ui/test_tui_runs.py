@@ -84,3 +84,25 @@ async def test_a_plan_file_opens_the_review_screen_then_one_run_screen(tmp_path)
             assert "/team Survey from a file  (plan file)" in transcript_text(app)
     finally:
         session.close()
+
+
+async def test_model_command_switches_the_model_for_later_requests(tmp_path):
+    app, session = product_app(tmp_path)
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            prompt = app.main_screen.prompt
+            prompt.value = "/model other-model"
+            await pilot.press("enter")
+            await until(pilot, lambda: "model: other-model (DEMO)" in transcript_text(app), "the model line")
+            assert "other-model (DEMO)" in str(app.main_screen.status.query_one("#status-model").render())
+            requests: list = []
+            session.bus.subscribe(lambda e: requests.append(e) if e.name == "model_request" else None)
+            prompt.value = "what is here?"
+            await pilot.press("enter")
+            await until(pilot, lambda: not session.busy and session.usage.prompt_tokens > 0, "the answer")
+            assert requests and all(r.model == "other-model" for r in requests)
+            prompt.value = "/model two words"
+            await pilot.press("enter")
+            await until(pilot, lambda: "usage: /model NAME" in transcript_text(app), "the usage line")
+    finally:
+        session.close()

@@ -191,7 +191,7 @@ class MainScreen(Screen):
                 elif problem := self.app.switch_theme(command.argument):
                     await t.add_line(problem, "error")
             case "/model":
-                await t.add_line(f"model: {self.session.model_label} (change it with --model or config.toml)", "info")
+                await self._set_model(command.argument)
             case "/clear":
                 await t.clear()
                 await self._submit("/clear", echo=False)
@@ -201,6 +201,19 @@ class MainScreen(Screen):
                 self.app.exit()
             case _:
                 await t.add_line(f"unknown command {command.name}: /help lists the commands", "error")
+
+    async def _set_model(self, name: str) -> None:
+        if not name:
+            await self.transcript.add_line(f"model: {self.session.model_label} (/model NAME switches)", "info")
+            return
+        try:
+            label = self.session.set_model(name)
+        except Exception as exc:  # SessionBusy / ValueError: say so, stay usable
+            await self.transcript.add_line(str(exc), "warning")
+            return
+        self.status.model_label = label
+        self.status.price = session_price(self.session)
+        await self.transcript.add_line(f"model: {label}", "info")
 
     async def _set_mode(self, name: str) -> None:
         name = name.lower()
