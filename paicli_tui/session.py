@@ -97,6 +97,7 @@ class Session:
         self._cancel = threading.Event()
         self._busy = threading.Lock()
         self._react: Agent | None = None
+        self._current: "Future[RunOutcome] | None" = None
         self._executor = None  # the /plan run in progress, for cancel_task
         self._orchestrator = None  # the /team run in progress
         self.bus.publish(
@@ -187,7 +188,8 @@ class Session:
                 self.bus.mode = "react"
                 self._busy.release()
 
-        return self._jobs.submit(run)
+        self._current = self._jobs.submit(run)
+        return self._current
 
     def cancel(self) -> None:
         if self.busy and not self._cancel.is_set():
@@ -212,9 +214,16 @@ class Session:
         self.clear()
         return RunOutcome("command", True, "final", "conversation cleared")
 
-    def close(self) -> None:
+    def close(self, timeout: float = 10.0) -> None:
+        """Cancel what runs and wait for it at most ``timeout`` seconds: a job
+        stuck somewhere uninterruptible must not keep the program open."""
         self.cancel()
-        self._jobs.shutdown(wait=True, cancel_futures=True)
+        self._jobs.shutdown(wait=False, cancel_futures=True)
+        if self._current is not None:
+            try:
+                self._current.result(timeout=timeout)
+            except Exception:  # noqa: BLE001 - closing: the job's own error was reported already
+                pass
         self.client.close()
         self.ledger.close()
 
