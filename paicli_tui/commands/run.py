@@ -81,12 +81,10 @@ def main(args: argparse.Namespace) -> int:
         from paicli_tui.records.report import final_report
 
         printer.final(final_report(session.ledger.path, outcome, settings.prices))
-    elif not outcome.ok and outcome.kind == "react":
-        print(f"paicli: {outcome.status}: {outcome.text}", file=sys.stderr)
-    elif not outcome.ok and outcome.status in ("FAILED", "CANCELLED") and "planning failed" in outcome.text:
-        print(f"paicli: {outcome.text}", file=sys.stderr)
-    elif not outcome.ok and outcome.text and outcome.status == "CANCELLED":
-        print(f"paicli: {outcome.text}", file=sys.stderr)
+    elif not outcome.ok:
+        # One line on why the exit code is 1; a run's summary is on stdout already.
+        lines = outcome.text.strip().splitlines()
+        print(f"paicli: {outcome.kind} {outcome.status}" + (f": {lines[0]}" if lines else ""), file=sys.stderr)
     return 0 if outcome.ok else 1
 
 
