@@ -13,24 +13,12 @@ from paicli_tui.ledger import Ledger
 from paicli_tui.llm.client import ChatClient
 from paicli_tui.llm.scripted import Reply, Script, ScriptedTransport
 from paicli_tui.llm.types import Delta, ModelResponseError, ModelStreamError, ToolCall, Usage
-from tests.support.server import LoopbackServer
 
 FAKE_KEY = "sk-FAKE-KEY-0123456789-must-never-leak"
 TOOLS = [
     {"type": "function", "function": {"name": "read_file", "parameters": {"type": "object"}}},
     {"type": "function", "function": {"name": "list_dir", "parameters": {"type": "object"}}},
 ]
-
-
-@pytest.fixture
-def script():
-    return Script()
-
-
-@pytest.fixture
-def server(script):
-    with LoopbackServer(script) as running:
-        yield running
 
 
 @pytest.fixture

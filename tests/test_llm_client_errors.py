@@ -12,7 +12,7 @@ import pytest
 
 from paicli_tui.events import EventBus, ModelError as ModelErrorEvent, ModelRetry
 from paicli_tui.llm.client import ChatClient
-from paicli_tui.llm.scripted import Reply, Script
+from paicli_tui.llm.scripted import Reply
 from paicli_tui.llm.types import (
     ModelAuthError,
     ModelCancelled,
@@ -22,20 +22,8 @@ from paicli_tui.llm.types import (
     ModelStreamError,
     ModelTimeoutError,
 )
-from tests.support.server import LoopbackServer
 
 FAKE_KEY = "sk-FAKE-KEY-0123456789-must-never-leak"
-
-
-@pytest.fixture
-def script():
-    return Script()
-
-
-@pytest.fixture
-def server(script):
-    with LoopbackServer(script) as running:
-        yield running
 
 
 @pytest.fixture

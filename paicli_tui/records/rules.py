@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from paicli_tui.ledger import LedgerLine
-from paicli_tui.records.plan_state import FAILED_LIKE, TERMINAL, PlanState
+from paicli_tui.records.plan_state import TERMINAL, PlanState
 
 MAX_RETRIES = 2
 MAX_REPLANS = 2
