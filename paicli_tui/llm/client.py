@@ -11,10 +11,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
+import random
 import ssl
 import threading
 import time
-import uuid
 from typing import TYPE_CHECKING
 
 import httpx
@@ -134,7 +135,7 @@ class ChatClient:
         cancel: threading.Event | None = None,
         on_delta: DeltaCallback | None = None,
     ) -> ChatResult:
-        call_id = uuid.uuid4().hex[:12]
+        call_id = _new_call_id()
         started = time.monotonic()
         bus = self.bus
         if bus is not None:
@@ -262,6 +263,19 @@ class ChatClient:
         if key and error.args and key in str(error.args[0]):
             error.args = (str(error.args[0]).replace(key, "[REDACTED]"),)
         return error
+
+
+# Call ids need uniqueness, not secrecy: 48 random bits, as the first 12 hex
+# digits of a uuid4 had, without uuid4's read of the OS random source on
+# every call (a system call that, with tasks on several threads, also hands
+# the GIL to another thread). Seeded from the OS once, and again in a child
+# process, whose ids must differ from its parent's.
+_call_ids = random.Random()
+os.register_at_fork(after_in_child=_call_ids.seed)
+
+
+def _new_call_id() -> str:
+    return f"{_call_ids.getrandbits(48):012x}"
 
 
 @functools.lru_cache(maxsize=1)

@@ -66,6 +66,8 @@ class Plan:
 
     def __post_init__(self) -> None:
         self._index = {task.id: task for task in self.tasks}
+        self._order_key: tuple | None = None
+        self._order: list[str] = []
 
     def reindex(self) -> None:
         """Call after changing the task list or ids in place."""
@@ -100,6 +102,16 @@ class Plan:
     def topological_order(self) -> list[str]:
         """Kahn's algorithm; among ready tasks the earliest in array order
         goes first (P-3.3). Assumes the plan is acyclic (the parser checks)."""
+        # Tasks and dependencies are edited in place, so the cached order is
+        # keyed on the whole shape; building the key costs a fraction of the
+        # sort, and a run asks for the order several times.
+        key = tuple((task.id, tuple(task.dependencies)) for task in self.tasks)
+        if key != self._order_key:
+            self._order = self._sorted_order()
+            self._order_key = key
+        return list(self._order)
+
+    def _sorted_order(self) -> list[str]:
         position = {task.id: i for i, task in enumerate(self.tasks)}
         remaining = {task.id: len(set(task.dependencies)) for task in self.tasks}
         children: dict[str, list[str]] = {task.id: [] for task in self.tasks}

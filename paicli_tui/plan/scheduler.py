@@ -29,14 +29,20 @@ POLICIES = ("ready", "batch")
 def remaining_chain(plan: Plan, estimates: Mapping[str, float] | None = None) -> dict[str, float]:
     """For each task, the length of the longest chain from it to the end of
     the plan, itself included: a task count, or a duration sum with estimates."""
-    children: dict[str, set[str]] = {tid: set() for tid in plan.ids}
+    children: dict[str, list[str]] = {tid: [] for tid in plan.ids}
     for task in plan.tasks:
-        for dep in task.dependencies:
-            children[dep].add(task.id)
+        for dep in set(task.dependencies):
+            children[dep].append(task.id)
+    return _chain_lengths(plan.topological_order(), children, estimates)
+
+
+def _chain_lengths(
+    order: list[str], children: Mapping[str, list[str]], estimates: Mapping[str, float] | None
+) -> dict[str, float]:
     chain: dict[str, float] = {}
-    for tid in reversed(plan.topological_order()):
+    for tid in reversed(order):
         own = estimates.get(tid, 1.0) if estimates is not None else 1.0
-        chain[tid] = own + max((chain[child] for child in children[tid]), default=0.0)
+        chain[tid] = own + max([chain[child] for child in children[tid]], default=0.0)
     return chain
 
 
@@ -60,14 +66,15 @@ class Scheduler(ABC):
         self._plan = plan
         order = plan.topological_order()
         self._position = {tid: i for i, tid in enumerate(order)}
-        self._priority = remaining_chain(plan, estimates)
+        completed = {task.id for task in plan.tasks if task.status is TaskStatus.COMPLETED}
         self._children: dict[str, list[str]] = {tid: [] for tid in order}
         self._unmet: dict[str, int] = {}
         for task in plan.tasks:
             deps = set(task.dependencies)
             for dep in deps:
                 self._children[dep].append(task.id)
-            self._unmet[task.id] = sum(1 for dep in deps if plan.task(dep).status is not TaskStatus.COMPLETED)
+            self._unmet[task.id] = len(deps - completed)
+        self._priority = _chain_lengths(order, self._children, estimates)
         self._ready: list[tuple[float, int, str]] = []
         for tid in order:
             if self._unmet[tid] == 0 and plan.task(tid).status is TaskStatus.PENDING:
