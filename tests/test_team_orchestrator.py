@@ -8,7 +8,7 @@ import json
 import re
 import threading
 from collections import deque
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
@@ -32,6 +32,7 @@ from paicli_tui.team.orchestrator import TeamOrchestrator
 from paicli_tui.tools.approval import AutoApprover
 from paicli_tui.tools.registry import ToolRegistry
 from paicli_tui.tools.trusted_urls import TrustedUrls
+from tests.support.http import serve
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -355,12 +356,8 @@ class _Web(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def web():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Web)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serve(_Web) as base_url:
+        yield base_url
 
 
 def _tool_results(requests: list[RecordedRequest]) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -17,6 +17,7 @@ from paicli_tui.tools.base import ToolContext
 from paicli_tui.tools.registry import ToolRegistry
 from paicli_tui.tools.search import SearchHit
 from paicli_tui.tools.trusted_urls import TrustedUrls
+from tests.support.http import serve
 
 PAGE = """<!doctype html><html><head><title>Release notes</title><style>p{color:red}</style>
 <script>var secret = "do not show";</script></head>
@@ -67,13 +68,8 @@ class Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def server():
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join(timeout=5)
+    with serve(Handler) as base_url:
+        yield base_url
 
 
 def call(registry: ToolRegistry, trusted: TrustedUrls, tool: str, **args):
