@@ -94,3 +94,14 @@ def test_version_and_help_do_not_import_textual(tmp_path):
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30, cwd=tmp_path)
     assert proc.stdout.strip().endswith("False"), proc.stdout
+
+
+def test_headless_run_does_not_import_textual(tmp_path, paicli_home):
+    code = (
+        "import sys\nfrom paicli_tui.cli import main\n"
+        "code = main(['run', '--demo', '--yes', 'what is here?'])\n"
+        "print('textual' in sys.modules, code)"
+    )
+    (tmp_path / "README.md").write_text("# x\n", encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert proc.stdout.strip().splitlines()[-1] == "False 0", proc.stdout + proc.stderr
