@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import tomllib
+from urllib.parse import urlsplit
 from pathlib import Path
 from typing import Any, Literal
 
@@ -122,6 +123,20 @@ class ResolvedProvider(BaseModel):
         if not self.api_key_env:
             return None
         return os.environ.get(self.api_key_env) or None
+
+    def missing_key(self) -> str | None:
+        """A one-line problem when a remote server will need a key that is
+        not set; None when the key is there or the server is local (a local
+        llama.cpp / Ollama server usually needs none)."""
+        if not self.api_key_env or self.api_key() is not None:
+            return None
+        host = (urlsplit(self.base_url).hostname or "").lower()
+        if host in ("localhost", "::1") or host.startswith("127."):
+            return None
+        return (
+            f"{self.api_key_env} is not set: {self.base_url} needs an API key "
+            f"(export {self.api_key_env}=…, or try `paicli --demo`)"
+        )
 
 
 def config_dir() -> Path:

@@ -105,3 +105,22 @@ def test_headless_run_does_not_import_textual(tmp_path, paicli_home):
     (tmp_path / "README.md").write_text("# x\n", encoding="utf-8")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert proc.stdout.strip().splitlines()[-1] == "False 0", proc.stdout + proc.stderr
+
+
+def test_a_missing_key_for_a_remote_server_is_named_before_any_request(monkeypatch):
+    problem = load_settings({"provider": "deepseek"}).resolved().missing_key()
+    assert problem.startswith("DEEPSEEK_API_KEY is not set") and "api.deepseek.com" in problem
+    monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-test-0000000000")
+    assert load_settings({"provider": "deepseek"}).resolved().missing_key() is None
+    # local servers usually need no key
+    assert load_settings({"provider": "custom", "base_url": "http://127.0.0.1:8080/v1"}).resolved().missing_key() is None
+    assert load_settings({"provider": "ollama"}).resolved().missing_key() is None
+
+
+def test_headless_run_without_the_key_fails_fast_with_exit_2(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "paicli_tui", "run", "--provider", "openai", "hi"],
+        capture_output=True, text=True, timeout=30, cwd=tmp_path,
+    )
+    assert proc.returncode == 2
+    assert "OPENAI_API_KEY is not set" in proc.stderr and proc.stderr.count("\n") == 1

@@ -45,6 +45,9 @@ def main(args: argparse.Namespace) -> int:
     settings = load_or_fail(args)
     if isinstance(settings, int):
         return settings
+    problem = settings.resolved().missing_key()
+    if problem:
+        return fail(problem, 2)
     goal = " ".join(args.goal).strip()
     plan_file = getattr(args, "plan_file", None)
     if not goal and not plan_file:

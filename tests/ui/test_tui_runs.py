@@ -106,3 +106,16 @@ async def test_model_command_switches_the_model_for_later_requests(tmp_path):
             await until(pilot, lambda: "usage: /model NAME" in transcript_text(app), "the usage line")
     finally:
         session.close()
+
+
+async def test_a_missing_api_key_is_said_at_start_and_the_app_stays_usable(tmp_path):
+    session = Session(Settings(provider="deepseek"), tmp_path)
+    app = PaicliApp(session, remember_theme=False)
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: "DEEPSEEK_API_KEY is not set" in transcript_text(app), "the key warning")
+            app.main_screen.prompt.value = "/help"
+            await pilot.press("enter")
+            await until(pilot, lambda: "/plan" in transcript_text(app), "the help text")
+    finally:
+        session.close()

@@ -100,6 +100,11 @@ class MainScreen(Screen):
             "type a goal, or /help for commands",
             "muted",
         )
+        settings = getattr(self.session, "settings", None)
+        problem = settings.resolved().missing_key() if settings is not None else None
+        if problem:
+            # Said up front rather than after a failed request; the app stays usable.
+            await self.transcript.add_line(problem, "warning")
         self.prompt.focus()
         if self.plan is not None:
             await self.start_plan(self.plan)
