@@ -45,13 +45,13 @@ def main(args: argparse.Namespace) -> int:
     settings = load_or_fail(args)
     if isinstance(settings, int):
         return settings
-    problem = settings.resolved().missing_key()
-    if problem:
-        return fail(problem, 2)
     goal = " ".join(args.goal).strip()
     plan_file = getattr(args, "plan_file", None)
     if not goal and not plan_file:
         return fail("run needs a GOAL (e.g. paicli run --mode plan \"add tests\")", 2)
+    problem = settings.resolved().missing_key()
+    if problem:
+        return fail(problem, 2)
     try:
         workspace = workspace_from_args(args)
         plan = _plan_from_file(plan_file, "step" if args.mode == "team" else "task") if plan_file else None
