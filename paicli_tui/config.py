@@ -31,6 +31,14 @@ PRESETS: dict[str, dict[str, str]] = {
 }
 
 
+#: Approval modes in Shift+Tab order (P-6.5).
+MODES = ("auto", "plan", "ask")
+
+
+def next_mode(mode: str) -> str:
+    return MODES[(MODES.index(mode) + 1) % len(MODES)]
+
+
 class ConfigError(Exception):
     """A bad config file or value. ``str()`` is one line: where, which key, what."""
 

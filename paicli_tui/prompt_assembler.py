@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from paicli_tui import resources
-from paicli_tui.config import config_dir
+from paicli_tui.config import MODES, config_dir
 from paicli_tui.plan.model import TaskType
 from paicli_tui.prompt_sections import replace_sections, take_section
 from paicli_tui.skills import discover_skills, index_lines
@@ -25,7 +25,7 @@ ROLES = ("react", "planner", "task", "team-planner", "team-worker", "team-review
 TOOL_LESS_ROLES = frozenset({"planner", "team-planner", "team-reviewer"})
 #: Roles that get the skills index unless the caller says otherwise.
 SKILL_ROLES = frozenset({"task", "team-worker"})
-APPROVAL_MODES = ("auto", "ask", "plan")
+APPROVAL_MODES = MODES
 #: ``plan`` approves like ``auto`` (P-6.5); tool-less roles get no approval rules.
 _APPROVAL_FILES = {"auto": "approval-auto.md", "ask": "approval-ask.md", "plan": "approval-auto.md"}
 

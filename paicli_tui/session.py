@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Literal
 
 from paicli_tui.agent.budget import Budget, RunBudget
 from paicli_tui.agent.loop import Agent
-from paicli_tui.config import Settings
+from paicli_tui.config import MODES, Settings, next_mode
 from paicli_tui.events import (
     Event,
     EventBus,
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
     from paicli_tui.plan.review import PlanReviewer
     from paicli_tui.tools.approval import Approver
 
-MODES = ("auto", "plan", "ask")
 RunKind = Literal["react", "plan", "team", "command"]
 #: Budget settings recorded with each run (P-8: the report names them).
 LIMIT_SETTINGS = ("max_turns", "max_tokens", "max_seconds", "run_max_turns", "run_max_tokens", "run_max_seconds")
@@ -134,7 +133,7 @@ class Session:
         return self.model_label
 
     def cycle_mode(self) -> str:
-        self.approval_mode = MODES[(MODES.index(self._approval_mode) + 1) % len(MODES)]
+        self.approval_mode = next_mode(self._approval_mode)
         return self._approval_mode
 
     @property

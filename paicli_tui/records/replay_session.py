@@ -13,12 +13,11 @@ from pathlib import Path
 from typing import Callable
 
 from paicli_tui import events as ev
-from paicli_tui.config import Settings
+from paicli_tui.config import MODES, Settings, next_mode
 from paicli_tui.llm.types import Usage
 from paicli_tui.records.player import Timed, play, timeline
 from paicli_tui.records.runs import load
 
-MODES = ("auto", "plan", "ask")
 #: Called on the player thread just before a run's first scheduling event:
 #: (run_started event, the run's goal, "plan" | "team").
 RunOpened = Callable[[ev.RunStarted, str, str], None]
@@ -59,7 +58,7 @@ class ReplaySession:
         self._mode = mode
 
     def cycle_mode(self) -> str:
-        self._mode = MODES[(MODES.index(self._mode) + 1) % len(MODES)]
+        self._mode = next_mode(self._mode)
         return self._mode
 
     @property

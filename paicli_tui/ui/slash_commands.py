@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+
 #: name → (argument hint, help line)
 COMMANDS: dict[str, tuple[str, str]] = {
     "/plan": ("GOAL", "plan the goal as a task graph, review it, then run it"),
@@ -18,7 +19,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/quit": ("", "leave paicli"),
 }
 
-MODES = ("auto", "plan", "ask")
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ from pathlib import Path
 from paicli_tui.config import Settings
 from paicli_tui.events import EventBus, ModeChanged, ModelResponse
 from paicli_tui.llm.types import Usage
+from paicli_tui.config import MODES, next_mode
 
-MODES = ("auto", "plan", "ask")
 #: A fixed string so snapshots never show a temp path.
 WORKSPACE = Path("/work/demo-project")
 
@@ -57,7 +57,7 @@ class FakeSession:
         self.bus.publish(ModeChanged("session", mode))
 
     def cycle_mode(self) -> str:
-        self.approval_mode = MODES[(MODES.index(self._mode) + 1) % len(MODES)]
+        self.approval_mode = next_mode(self._mode)
         return self._mode
 
     def _count_usage(self, event) -> None:

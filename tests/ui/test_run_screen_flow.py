@@ -40,6 +40,15 @@ async def until(pilot, condition, what: str, seconds: float = 20.0) -> None:
         await pilot.pause(0.05)
 
 
+async def run_reviewed(pilot, app, session, goal: str):
+    """Submit ``goal``, press Enter on the review screen, return (future, run screen)."""
+    future = session.submit(goal)
+    await until(pilot, lambda: isinstance(app.screen, PlanReviewScreen), "the review screen")
+    await pilot.press("enter")
+    await until(pilot, lambda: isinstance(app.screen, RunScreen), "the run screen")
+    return future, app.screen
+
+
 @pytest.mark.timeout(60)
 async def test_team_run_streams_two_panes_and_shows_the_retry_in_the_step_pane(tmp_path):
     app, session = demo_app(tmp_path)
@@ -101,11 +110,7 @@ async def test_escape_cancels_a_running_plan_after_confirmation(tmp_path):
     app, session = demo_app(tmp_path, pace=0.02)
     try:
         async with app.run_test(size=(80, 24)) as pilot:
-            future = session.submit("/plan survey the project")
-            await until(pilot, lambda: isinstance(app.screen, PlanReviewScreen), "the review screen")
-            await pilot.press("enter")
-            await until(pilot, lambda: isinstance(app.screen, RunScreen), "the run screen")
-            run = app.screen
+            future, run = await run_reviewed(pilot, app, session, "/plan survey the project")
             await until(pilot, lambda: any(t.status == "RUNNING" for t in run.model.tasks.values()), "a running task")
             await pilot.press("escape", "y")
             await until(pilot, lambda: run.model.finished, "the cancelled run to end")
@@ -136,11 +141,7 @@ async def test_cancelling_one_task_from_the_tree_skips_its_dependents_and_the_re
     app, session = demo_app(tmp_path, pace=0.03)
     try:
         async with app.run_test(size=(120, 36)) as pilot:
-            future = session.submit("/plan survey the project")
-            await until(pilot, lambda: isinstance(app.screen, PlanReviewScreen), "the review screen")
-            await pilot.press("enter")
-            await until(pilot, lambda: isinstance(app.screen, RunScreen), "the run screen")
-            run = app.screen
+            future, run = await run_reviewed(pilot, app, session, "/plan survey the project")
             await until(pilot, lambda: run.model.tasks["task_1"].status == "RUNNING", "task_1 running")
             run.task_tree.select_task("task_1")
             await pilot.press("c")
