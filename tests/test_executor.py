@@ -276,6 +276,48 @@ def test_named_workers_are_slots_never_shared():
     assert ledger_violations(rec.events, 2) == []
 
 
+def test_a_dependency_chain_stays_on_the_thread_that_ran_its_first_task():
+    # The worker that finishes a task runs what it released itself: no
+    # hand-off through another thread per task (the point of the design).
+    plan = plan_of(*[(f"task_{i}", [f"task_{i - 1}"] if i > 1 else []) for i in range(1, 7)])
+    threads: dict[str, int] = {}
+
+    def runner(task, plan, worker, cancel):
+        threads[task.id] = threading.get_ident()
+        return complete(task, plan, worker, cancel)
+
+    rec = Recorder(plan)
+    report = PlanExecutor(plan, runner, goal="g", bus=rec.bus, parallelism=4).run(threading.Event())
+    assert report.status is PlanStatus.COMPLETED
+    assert len(set(threads.values())) == 1
+    assert {e.worker for e in rec.names("dispatch")} == {"worker-1"}
+    assert threading.get_ident() not in threads.values(), "tasks never run on the caller's thread"
+
+
+def test_a_fan_out_keeps_the_longest_chain_on_the_finishing_thread_and_hands_the_rest_over():
+    plan = plan_of(
+        ("task_1", []), ("task_2", ["task_1"]), ("task_3", ["task_1"]), ("task_4", ["task_1"]),
+        ("task_5", ["task_3"]),
+    )
+    threads: dict[str, int] = {}
+    started = threading.Barrier(3, timeout=5)
+
+    def runner(task, plan, worker, cancel):
+        threads[task.id] = threading.get_ident()
+        if task.id in ("task_2", "task_3", "task_4"):
+            started.wait()  # all three dependents run at the same time
+        return complete(task, plan, worker, cancel)
+
+    rec = Recorder(plan)
+    report = PlanExecutor(plan, runner, goal="g", bus=rec.bus, parallelism=4).run(threading.Event())
+    assert report.status is PlanStatus.COMPLETED
+    assert threads["task_3"] == threads["task_1"], "task_3 heads the longest remaining chain"
+    assert len({threads[t] for t in ("task_2", "task_3", "task_4")}) == 3
+    dispatched = [(e.task_id, e.worker) for e in rec.names("dispatch")]
+    assert dispatched[:4] == [("task_1", "worker-1"), ("task_3", "worker-1"), ("task_2", "worker-2"), ("task_4", "worker-3")]
+    assert ledger_violations(rec.events, 4) == []
+
+
 def test_an_empty_plan_completes_at_once():
     report = PlanExecutor(Plan([]), complete, goal="g").run(threading.Event())
     assert report.status is PlanStatus.COMPLETED
