@@ -7,11 +7,14 @@ task makes one real ChatClient call to a scripted model (ScriptedTransport,
 the client's real HTTP code path in-process) that waits the task's duration
 before answering. The makespan is compared with the lower bound
 max(critical path, total work / 4), where a task's work is the time the
-model really took (its nominal duration plus the timer's overshoot, measured
-in the scripted server); the ratio to the bound from nominal durations is
-printed too. The same plans also run on a simulated clock (no threads, no
-timers), which shows how much is the policy and how much is real time:
-the client's own cost per call, threads and timers.
+model takes (its nominal duration plus the median overshoot of the timed wait
+the scripted server uses, measured alone on one thread before and after the
+suite, so no engine or GIL time is in it); the ratio to the bound from
+nominal durations is printed too. Two references run beside it: the same
+plans on a simulated clock (the policy alone), and on every plan, in turn
+with the real runs, bench/minimal_scheduler.py: the same policy, client and
+calls with none of the engine's bookkeeping, i.e. the floor any engine of
+this shape reaches on this machine.
 
 Part 2. A 500-task plan against a zero-delay scripted model: wall time per
 task through the engine (scheduling, events, task message, worker threads)
@@ -35,13 +38,15 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from minimal_scheduler import run_minimal  # noqa: E402
 from paicli_tui.events import EventBus  # noqa: E402
 from paicli_tui.llm.client import ChatClient  # noqa: E402
 from paicli_tui.llm.scripted import RecordedRequest, Reply, ScriptedTransport  # noqa: E402
 from paicli_tui.plan.context import task_message  # noqa: E402
 from paicli_tui.plan.executor import PlanExecutor, TaskOutcome  # noqa: E402
-from paicli_tui.plan.model import Plan, PlanStatus, Task  # noqa: E402
+from paicli_tui.plan.model import Plan, PlanStatus, Task, TaskStatus  # noqa: E402
 from paicli_tui.plan.scheduler import makespan_lower_bound, simulate_makespan  # noqa: E402
 
 SEED = 20240604
@@ -76,24 +81,28 @@ def lognormal_durations(rng: random.Random, plan: Plan) -> dict[str, float]:
     return {tid: min(8.0, max(0.2, rng.lognormvariate(0.0, 0.75))) for tid in plan.ids}
 
 
-def scripted_client(delay_of, waited: dict[str, float] | None = None) -> ChatClient:
+def scripted_client(delay_of) -> ChatClient:
     """The real client over an in-process scripted server; ``delay_of(agent)``
-    is how long the model 'thinks' before answering that agent. The server
-    waits the way ScriptedTransport does (a timed Event wait), and records in
-    ``waited`` how long each wait really took: timers overshoot by a few
-    tenths of a millisecond on this machine, and that time is the model's."""
+    is how long the model 'thinks' before answering that agent."""
 
     def respond(request: RecordedRequest) -> Reply:
-        delay = delay_of(request.agent)
-        if delay > 0:
-            started = time.perf_counter()
-            threading.Event().wait(delay)
-            if waited is not None:
-                waited[request.agent] = time.perf_counter() - started
-        return Reply(content=f"done: {request.agent}", usage=None)
+        return Reply(content=f"done: {request.agent}", delay=delay_of(request.agent), usage=None)
 
     transport = ScriptedTransport(respond)
     return ChatClient(base_url="http://scripted.invalid/v1", model="scripted", transport=transport, max_retries=0)
+
+
+def timer_overshoot(rng: random.Random, samples: int = 80) -> float:
+    """Median seconds by which a timed Event wait (how the scripted server
+    waits) oversleeps on this machine, measured on one thread while no other
+    wants the GIL: the model's own lateness, free of any engine time."""
+    overshoots = []
+    for _ in range(samples):
+        delay = min(8.0, max(0.2, rng.lognormvariate(0.0, 0.75))) * UNIT_S
+        started = time.perf_counter()
+        threading.Event().wait(delay)
+        overshoots.append(time.perf_counter() - started - delay)
+    return statistics.median(overshoots)
 
 
 def task_runner(client: ChatClient):
@@ -113,11 +122,10 @@ def quiet_bus() -> EventBus:
     return bus
 
 
-def measure_makespan(plan: Plan, durations: dict[str, float], policy: str) -> tuple[float, dict[str, float]]:
-    """(makespan, the model time each task really had), both in time units."""
+def measure_makespan(plan: Plan, durations: dict[str, float], policy: str) -> float:
+    """The makespan in time units."""
     fresh = Plan([Task(t.id, t.description, dependencies=list(t.dependencies)) for t in plan.tasks])
-    waited: dict[str, float] = {}
-    client = scripted_client(lambda agent: durations[agent] * UNIT_S, waited)
+    client = scripted_client(lambda agent: durations[agent] * UNIT_S)
     try:
         executor = PlanExecutor(fresh, task_runner(client), goal=GOAL, bus=quiet_bus(), policy=policy, parallelism=PARALLELISM)
         started = time.perf_counter()
@@ -127,35 +135,67 @@ def measure_makespan(plan: Plan, durations: dict[str, float], policy: str) -> tu
         client.close()
     if report.status is not PlanStatus.COMPLETED:
         raise SystemExit(f"bench plan did not complete: {report.summary}")
-    return elapsed / UNIT_S, {tid: seconds / UNIT_S for tid, seconds in waited.items()}
+    return elapsed / UNIT_S
+
+
+def measure_minimal(plan: Plan, durations: dict[str, float]) -> float:
+    """The makespan of bench/minimal_scheduler.py on the same plan, in time units."""
+    fresh = Plan([Task(t.id, t.description, dependencies=list(t.dependencies)) for t in plan.tasks])
+    client = scripted_client(lambda agent: durations[agent] * UNIT_S)
+
+    def call(current: Plan, tid: str) -> str:
+        messages = [{"role": "user", "content": task_message(GOAL, current, current.task(tid))}]
+        return client.chat(messages, agent=tid, cancel=threading.Event()).content
+
+    try:
+        started = time.perf_counter()
+        run_minimal(fresh, call, PARALLELISM)
+        elapsed = time.perf_counter() - started
+    finally:
+        client.close()
+    if any(task.status is not TaskStatus.COMPLETED for task in fresh.tasks):
+        raise SystemExit("the minimal scheduler left tasks unrun")
+    return elapsed / UNIT_S
 
 
 def makespan_suite() -> tuple[dict[str, float], list[tuple[Plan, dict[str, float], float]]]:
     """Mean ratios, and per plan (plan, durations, measured ready makespan).
 
     Each makespan is compared with two bounds: from the nominal durations,
-    and from the model time the tasks of that very run had (nominal plus the
-    timer's overshoot). The second is the reported one: it charges the
-    executor and the client with everything except the model's own time."""
+    and from the model time a task has (nominal plus the timer's median
+    overshoot, measured before and after the suite). The second is the
+    reported one: it charges the executor and the client with everything
+    except the model's own time."""
     rng = random.Random(SEED)
-    names = ("ready", "batch", "nominal_ready", "nominal_batch", "sim_ready", "sim_batch")
+    before = timer_overshoot(random.Random(SEED + 2))
+    names = ("ready", "batch", "minimal", "nominal_ready", "nominal_batch", "nominal_minimal", "sim_ready", "sim_batch")
     ratios: dict[str, list[float]] = {name: [] for name in names}
     per_plan_ready_vs_batch: list[float] = []
     runs: list[tuple[Plan, dict[str, float], float]] = []
-    for _ in range(PLANS):
+    measured: list[tuple[Plan, dict[str, float], dict[str, float]]] = []
+    kinds = ["ready", "batch", "minimal"]
+    for number in range(PLANS):
         plan = layered_dag(rng, rng.randint(8, 30))
         durations = lognormal_durations(rng, plan)
-        bound = makespan_lower_bound(plan, durations, PARALLELISM)
         spans = {}
+        # A different kind goes first on each plan, so drift favours none.
+        for kind in kinds[number % 3:] + kinds[: number % 3]:
+            spans[kind] = measure_minimal(plan, durations) if kind == "minimal" else measure_makespan(plan, durations, kind)
+        measured.append((plan, durations, spans))
+    overshoot = (before + timer_overshoot(random.Random(SEED + 3))) / 2 / UNIT_S
+    for plan, durations, spans in measured:
+        bound = makespan_lower_bound(plan, durations, PARALLELISM)
+        model_time = {tid: d + overshoot for tid, d in durations.items()}
+        model_bound = makespan_lower_bound(plan, model_time, PARALLELISM)
+        for kind, span in spans.items():
+            ratios[kind].append(span / model_bound)
+            ratios[f"nominal_{kind}"].append(span / bound)
         for policy in ("ready", "batch"):
-            span, waited = measure_makespan(plan, durations, policy)
-            spans[policy] = span
-            ratios[policy].append(span / makespan_lower_bound(plan, waited, PARALLELISM))
-            ratios[f"nominal_{policy}"].append(span / bound)
             ratios[f"sim_{policy}"].append(simulate_makespan(plan, durations, PARALLELISM, policy)[0] / bound)
         per_plan_ready_vs_batch.append(spans["ready"] / spans["batch"])
         runs.append((plan, durations, spans["ready"]))
     means = {name: statistics.fmean(values) for name, values in ratios.items()}
+    means["timer_overshoot_ms"] = overshoot * UNIT_S * 1e3
     means["ready_vs_batch"] = means["ready"] / means["batch"]
     means["ready_vs_batch_per_plan_mean"] = statistics.fmean(per_plan_ready_vs_batch)
     means["ready_vs_bound_worst"] = max(ratios["ready"])
@@ -241,9 +281,16 @@ def main() -> None:
     started = time.perf_counter()
     print(f"makespan suite: {PLANS} layered DAGs (8–30 tasks), seed {SEED}, parallelism {PARALLELISM}, unit {UNIT_S * 1000:.0f} ms")
     means, runs = makespan_suite()
-    print("  makespan / bound (bound from the model time each task had; from nominal durations; on a simulated clock):")
+    print(
+        "  makespan / bound (bound from the model time each task had, i.e. its duration plus the timer's "
+        f"median overshoot of {means['timer_overshoot_ms']:.2f} ms; from nominal durations; on a simulated clock):"
+    )
     print(f"  ready: {means['ready']:.3f}; nominal {means['nominal_ready']:.3f}; simulated {means['sim_ready']:.3f} (worst plan {means['ready_vs_bound_worst']:.3f})")
     print(f"  batch: {means['batch']:.3f}; nominal {means['nominal_batch']:.3f}; simulated {means['sim_batch']:.3f}")
+    print(
+        f"  reference, bench/minimal_scheduler.py (ready policy, same client, no events or rules): "
+        f"{means['minimal']:.3f}; nominal {means['nominal_minimal']:.3f}"
+    )
     print(f"  ready / batch: {means['ready_vs_batch']:.3f} (mean of per-plan ratios {means['ready_vs_batch_per_plan_mean']:.3f})")
     print(f"  suite time: {time.perf_counter() - started:.1f} s")
     print(f"engine overhead: {BIG_PLAN}-task plan, zero-delay scripted model through the real ChatClient")
