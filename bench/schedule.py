@@ -3,9 +3,10 @@ possible makespan, and what the engine costs per task.
 
 Part 1. A fixed-seed suite of random layered DAGs (8–30 tasks, cross edges,
 lognormal durations) runs through the real PlanExecutor at parallelism 4. Each
-task makes one real ChatClient call to a scripted model (ScriptedTransport,
-the client's real HTTP code path in-process) that waits the task's duration
-before answering. The makespan is compared with the lower bound
+task makes one real ChatClient call to a scripted model (an in-process
+httpx transport, so the client's real HTTP code path; its replies are
+rendered before the clock starts, see bench/prerendered_model.py) that waits
+the task's duration before answering. The makespan is compared with the lower bound
 max(critical path, total work / 4), where a task's work is the time the
 model takes (its nominal duration plus the median overshoot of the timed wait
 the scripted server uses, measured alone on one thread before and after the
@@ -41,9 +42,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from minimal_scheduler import run_minimal  # noqa: E402
+from prerendered_model import PrerenderedTransport  # noqa: E402
 from paicli_tui.events import EventBus  # noqa: E402
 from paicli_tui.llm.client import ChatClient  # noqa: E402
-from paicli_tui.llm.scripted import RecordedRequest, Reply, ScriptedTransport  # noqa: E402
 from paicli_tui.plan.context import task_message  # noqa: E402
 from paicli_tui.plan.executor import PlanExecutor, TaskOutcome  # noqa: E402
 from paicli_tui.plan.model import Plan, PlanStatus, Task, TaskStatus  # noqa: E402
@@ -81,14 +82,10 @@ def lognormal_durations(rng: random.Random, plan: Plan) -> dict[str, float]:
     return {tid: min(8.0, max(0.2, rng.lognormvariate(0.0, 0.75))) for tid in plan.ids}
 
 
-def scripted_client(delay_of) -> ChatClient:
-    """The real client over an in-process scripted server; ``delay_of(agent)``
-    is how long the model 'thinks' before answering that agent."""
-
-    def respond(request: RecordedRequest) -> Reply:
-        return Reply(content=f"done: {request.agent}", delay=delay_of(request.agent), usage=None)
-
-    transport = ScriptedTransport(respond)
+def scripted_client(agents, delay_of) -> ChatClient:
+    """The real client over an in-process scripted model that answers each
+    of ``agents`` with "done: AGENT" after ``delay_of(agent)`` seconds."""
+    transport = PrerenderedTransport(agents, lambda agent: f"done: {agent}", delay_of)
     return ChatClient(base_url="http://scripted.invalid/v1", model="scripted", transport=transport, max_retries=0)
 
 
@@ -125,7 +122,7 @@ def quiet_bus() -> EventBus:
 def measure_makespan(plan: Plan, durations: dict[str, float], policy: str) -> float:
     """The makespan in time units."""
     fresh = Plan([Task(t.id, t.description, dependencies=list(t.dependencies)) for t in plan.tasks])
-    client = scripted_client(lambda agent: durations[agent] * UNIT_S)
+    client = scripted_client(plan.ids, lambda agent: durations[agent] * UNIT_S)
     try:
         executor = PlanExecutor(fresh, task_runner(client), goal=GOAL, bus=quiet_bus(), policy=policy, parallelism=PARALLELISM)
         started = time.perf_counter()
@@ -141,7 +138,7 @@ def measure_makespan(plan: Plan, durations: dict[str, float], policy: str) -> fl
 def measure_minimal(plan: Plan, durations: dict[str, float]) -> float:
     """The makespan of bench/minimal_scheduler.py on the same plan, in time units."""
     fresh = Plan([Task(t.id, t.description, dependencies=list(t.dependencies)) for t in plan.tasks])
-    client = scripted_client(lambda agent: durations[agent] * UNIT_S)
+    client = scripted_client(plan.ids, lambda agent: durations[agent] * UNIT_S)
 
     def call(current: Plan, tid: str) -> str:
         messages = [{"role": "user", "content": task_message(GOAL, current, current.task(tid))}]
@@ -226,11 +223,16 @@ def overhead_ratios(parallelisms: tuple[int, ...]) -> tuple[dict[int, float], di
     the ratio."""
     rng = random.Random(SEED + 1)
     plan = layered_dag(rng, BIG_PLAN, layers=25)
-    client = scripted_client(lambda agent: 0.0)
+    client = scripted_client([*plan.ids, "warmup"], lambda agent: 0.0)
     client.bus = quiet_bus()
-    sample = [{"role": "user", "content": task_message(GOAL, plan, plan.tasks[len(plan.tasks) // 2])}]
-    # The bare call is the call a task makes: same client, same size of
-    # message, and a cancel event (which the product always passes).
+    # The bare call is the call a task makes: same client, the message the
+    # middle task gets when it runs (its dependencies' results included),
+    # and a cancel event (which the product always passes).
+    finished = Plan([Task(t.id, t.description, dependencies=list(t.dependencies), status=TaskStatus.COMPLETED,
+                          result=f"done: {t.id}") for t in plan.tasks])
+    middle = finished.tasks[len(finished.tasks) // 2]
+    middle.status, middle.result = TaskStatus.PENDING, ""
+    sample = [{"role": "user", "content": task_message(GOAL, finished, middle)}]
     cancel = threading.Event()
 
     def calls(first: int, step: int) -> None:
