@@ -80,6 +80,11 @@ def layered_dag(rng: random.Random, n: int, layers: int | None = None) -> Plan:
     return Plan(tasks)
 
 
+def unrun_copy(plan: Plan) -> Plan:
+    """The same tasks, all PENDING, for one more run."""
+    return Plan([Task(t.id, t.description, dependencies=list(t.dependencies)) for t in plan.tasks])
+
+
 def lognormal_durations(rng: random.Random, plan: Plan) -> dict[str, float]:
     return {tid: min(8.0, max(0.2, rng.lognormvariate(0.0, 0.75))) for tid in plan.ids}
 
@@ -123,7 +128,7 @@ def quiet_bus() -> EventBus:
 
 def measure_makespan(plan: Plan, durations: dict[str, float], policy: str) -> float:
     """The makespan in time units."""
-    fresh = Plan([Task(t.id, t.description, dependencies=list(t.dependencies)) for t in plan.tasks])
+    fresh = unrun_copy(plan)
     client = scripted_client(plan.ids, lambda agent: durations[agent] * UNIT_S)
     try:
         executor = PlanExecutor(fresh, task_runner(client), goal=GOAL, bus=quiet_bus(), policy=policy, parallelism=PARALLELISM)
@@ -139,7 +144,7 @@ def measure_makespan(plan: Plan, durations: dict[str, float], policy: str) -> fl
 
 def measure_minimal(plan: Plan, durations: dict[str, float]) -> float:
     """The makespan of bench/minimal_scheduler.py on the same plan, in time units."""
-    fresh = Plan([Task(t.id, t.description, dependencies=list(t.dependencies)) for t in plan.tasks])
+    fresh = unrun_copy(plan)
     client = scripted_client(plan.ids, lambda agent: durations[agent] * UNIT_S)
 
     def call(current: Plan, tid: str) -> str:
@@ -255,7 +260,7 @@ def overhead_ratios(parallelisms: tuple[int, ...]) -> tuple[dict[int, float], di
         return (time.perf_counter() - started) / BIG_PLAN
 
     def engine(parallelism: int) -> float:
-        fresh = Plan([Task(t.id, t.description, dependencies=list(t.dependencies)) for t in plan.tasks])
+        fresh = unrun_copy(plan)
         executor = PlanExecutor(fresh, task_runner(client), goal=GOAL, bus=client.bus, parallelism=parallelism)
         started = time.perf_counter()
         report = executor.run(threading.Event())
