@@ -6,8 +6,9 @@ request's JSON, records it, and renders each SSE event as the client reads
 it: server work that a real model does in another process, but that here
 runs on the calling worker thread. Measured on this machine, warm, median of
 7 rounds of 400 calls: 0.47 ms for a whole call through ScriptedTransport,
-0.40 ms through this one. The client's side is untouched: the real httpx request, the real
-streamed response in one chunk per SSE event, the real reader.
+0.40 ms through this one. The client's side is untouched: the real httpx
+request, the real streamed response in one chunk per SSE event, the real
+reader.
 """
 
 from __future__ import annotations
