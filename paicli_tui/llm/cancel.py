@@ -100,7 +100,14 @@ def install_tracking(client: httpx.Client) -> _TrackingBackend | None:
 class _SharedWatcher:
     """One polling thread for every call in flight. A thread per call cost
     about half of a fast call's time (measured in bench/schedule.py); one
-    shared poller costs a set insert and a removal per call."""
+    shared poller costs a set insert and a removal per call.
+
+    Calls add and remove their watch without a lock (a set's add, discard
+    and copy are each atomic under the GIL): with a lock here, four worker
+    threads fell into a convoy on it, one thread pre-empted while holding it
+    and the others queueing, about four context switches per call
+    (bench/schedule.py, parallelism 4). The lock only guards starting and
+    ending the polling thread."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -108,24 +115,37 @@ class _SharedWatcher:
         self._running = False
 
     def add(self, watch: "CancelWatch") -> None:
-        with self._lock:
-            self._watches.add(watch)
-            if not self._running:
-                self._running = True
-                threading.Thread(target=self._run, name="paicli-cancel-watch", daemon=True).start()
+        self._watches.add(watch)
+        if not self._running and self._claim():
+            threading.Thread(target=self._run, name="paicli-cancel-watch", daemon=True).start()
 
     def remove(self, watch: "CancelWatch") -> None:
+        self._watches.discard(watch)
+
+    def _stop_if_idle(self) -> bool:
+        """True when the polling thread may end: no call is in flight."""
+        if self._watches:
+            return False
         with self._lock:
-            self._watches.discard(watch)
+            self._running = False
+        # A watch added between the check and the flag saw the flag still
+        # set and started no poller: look once more, and poll on if so.
+        return not self._watches or not self._claim()
+
+    def _claim(self) -> bool:
+        """Become the one polling thread; False when one is running."""
+        with self._lock:
+            if self._running:
+                return False
+            self._running = True
+            return True
 
     def _run(self) -> None:
         while True:
             time.sleep(POLL_SECONDS)
-            with self._lock:
-                if not self._watches:
-                    self._running = False
-                    return
-                fired = [watch for watch in self._watches if watch.cancel_is_set()]
+            if self._stop_if_idle():
+                return
+            fired = [watch for watch in self._watches.copy() if watch.cancel_is_set()]
             # Keep firing each tick until the call ends: the connection may
             # not exist yet (still connecting) when the event is first seen.
             for watch in fired:
