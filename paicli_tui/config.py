@@ -39,6 +39,13 @@ def next_mode(mode: str) -> str:
     return MODES[(MODES.index(mode) + 1) % len(MODES)]
 
 
+def checked_mode(mode: str) -> str:
+    """``mode`` if it is an approval mode, else a ValueError naming the choices."""
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+    return mode
+
+
 class ConfigError(Exception):
     """A bad config file or value. ``str()`` is one line: where, which key, what."""
 

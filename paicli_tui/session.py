@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Literal
 
 from paicli_tui.agent.budget import Budget, RunBudget
 from paicli_tui.agent.loop import Agent
-from paicli_tui.config import MODES, Settings, next_mode
+from paicli_tui.config import Settings, checked_mode, next_mode
 from paicli_tui.events import (
     Event,
     EventBus,
@@ -111,9 +111,7 @@ class Session:
 
     @approval_mode.setter
     def approval_mode(self, mode: str) -> None:
-        if mode not in MODES:
-            raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
-        self._approval_mode = mode
+        self._approval_mode = checked_mode(mode)
         if self._react is not None:
             self._react.approval_mode = mode
         self.bus.publish(ModeChanged("session", mode))

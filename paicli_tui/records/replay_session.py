@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable
 
 from paicli_tui import events as ev
-from paicli_tui.config import MODES, Settings, next_mode
+from paicli_tui.config import MODES, Settings, checked_mode, next_mode
 from paicli_tui.llm.types import Usage
 from paicli_tui.records.player import Timed, play, timeline
 from paicli_tui.records.runs import load
@@ -53,9 +53,7 @@ class ReplaySession:
 
     @approval_mode.setter
     def approval_mode(self, mode: str) -> None:
-        if mode not in MODES:
-            raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
-        self._mode = mode
+        self._mode = checked_mode(mode)
 
     def cycle_mode(self) -> str:
         self._mode = next_mode(self._mode)

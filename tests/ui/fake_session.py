@@ -12,7 +12,7 @@ from pathlib import Path
 from paicli_tui.config import Settings
 from paicli_tui.events import EventBus, ModeChanged, ModelResponse
 from paicli_tui.llm.types import Usage
-from paicli_tui.config import MODES, next_mode
+from paicli_tui.config import checked_mode, next_mode
 
 #: A fixed string so snapshots never show a temp path.
 WORKSPACE = Path("/work/demo-project")
@@ -51,9 +51,7 @@ class FakeSession:
 
     @approval_mode.setter
     def approval_mode(self, mode: str) -> None:
-        if mode not in MODES:
-            raise ValueError(f"unknown mode {mode!r}")
-        self._mode = mode
+        self._mode = checked_mode(mode)
         self.bus.publish(ModeChanged("session", mode))
 
     def cycle_mode(self) -> str:
