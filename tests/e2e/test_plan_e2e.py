@@ -35,13 +35,6 @@ def broken() -> Reply:
     return Reply(status=400, body=json.dumps({"error": {"message": "bad request"}}))
 
 
-@pytest.fixture
-def workspace(tmp_path):
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    return ws
-
-
 def _run(server, workspace, home, *args, stdin=None):
     return run_paicli(
         ["run", "--mode", "plan", "--base-url", server.base_url, "--model", "m", "--workspace", str(workspace), *args],

@@ -19,14 +19,6 @@ from tests.support.server import LoopbackServer
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(60)]
 
 
-@pytest.fixture
-def workspace(tmp_path):
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    (ws / "notes.txt").write_text("alpha\nbeta\n", encoding="utf-8")
-    return ws
-
-
 def _tool_messages(request) -> list[str]:
     return [m["content"] for m in request.messages if m.get("role") == "tool"]
 

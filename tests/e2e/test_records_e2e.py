@@ -15,14 +15,6 @@ from tests.support.recorder import StepResponder, broken, done, task_plan, team_
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(90)]
 
 
-@pytest.fixture
-def workspace(tmp_path):
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    (ws / "notes.txt").write_text("alpha\nbeta\n", encoding="utf-8")
-    return ws
-
-
 def _run(server, workspace, home, *args):
     return run_paicli(["run", "--yes", "--base-url", server.base_url, "--model", "m", "--workspace", str(workspace), *args],
                       home=home, cwd=workspace, timeout=45)

@@ -4,13 +4,13 @@ recorded requests and on the ledger (issue 5)."""
 
 from __future__ import annotations
 
-import json
 import threading
 
 import pytest
 
 from paicli_tui.llm.scripted import RecordedRequest, Reply, Script
 from tests.support.cli import events, ledger_lines, run_paicli
+from tests.support.recorder import approve, done, reject, team_plan
 from tests.support.server import LoopbackServer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(60)]
@@ -39,30 +39,6 @@ class Rendezvous:
         return self.script(request)
 
 
-def plan_reply(*steps: tuple[str, list[str]]) -> Reply:
-    entries = [{"id": f"s{i}", "description": d, "dependencies": deps} for i, (d, deps) in enumerate(steps, 1)]
-    return Reply(content=json.dumps({"summary": "the plan", "steps": entries}))
-
-
-def done(result: str) -> Reply:
-    return Reply(content=json.dumps({"status": "completed", "result": result}))
-
-
-def approve() -> Reply:
-    return Reply(content='{"approved": true, "summary": "good", "issues": []}')
-
-
-def reject(issue: str) -> Reply:
-    return Reply(content=json.dumps({"approved": False, "issues": [issue]}))
-
-
-@pytest.fixture
-def workspace(tmp_path):
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    return ws
-
-
 def _team(server, workspace, home, goal, *extra):
     return run_paicli(
         ["run", "--mode", "team", "--yes", "--base-url", server.base_url, "--model", "m",
@@ -83,7 +59,7 @@ def _statuses(lines) -> dict[str, str]:
 def test_independent_steps_run_at_once_on_two_workers_never_more(workspace, paicli_home):
     steps = [("first", []), ("second", []), ("third", [])]
     script = Script({
-        "planner": [plan_reply(*steps)],
+        "planner": [team_plan(*steps)],
         "worker": [done("ok 1"), done("ok 2"), done("ok 3")],
         "reviewer": [approve(), approve(), approve()],
     })
@@ -123,7 +99,7 @@ def test_independent_steps_run_at_once_on_two_workers_never_more(workspace, paic
 
 def test_three_rejections_fail_the_step_skip_dependents_and_exit_1(workspace, paicli_home):
     script = Script({
-        "planner": [plan_reply(("A", []), ("B needs A", ["s1"]), ("C alone", []))],
+        "planner": [team_plan(("A", []), ("B needs A", ["s1"]), ("C alone", []))],
         "worker": [done("a1"), done("a2"), done("a3"), done("c")],
         "reviewer": [reject("no"), reject("still no"), reject("never"), approve()],
     })
@@ -147,7 +123,7 @@ def test_three_rejections_fail_the_step_skip_dependents_and_exit_1(workspace, pa
 
 def test_blocked_and_invalid_reports_are_never_reviewed(workspace, paicli_home):
     script = Script({
-        "planner": [plan_reply(("needs a key", []), ("chatty", []))],
+        "planner": [team_plan(("needs a key", []), ("chatty", []))],
         "worker": [Reply(content='{"status": "blocked", "reason": "no key"}'), Reply(content="All done, trust me.")],
     })
     with LoopbackServer(script) as server:

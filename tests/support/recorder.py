@@ -1,7 +1,7 @@
 """Real ledgers for the run-record tests: the real Session, agents, plan
 executor and team orchestrator, with a scripted model behind the real HTTP
-client (ScriptedTransport). No tests here; the other test_records_* files
-import these helpers."""
+client (ScriptedTransport), and the scripted replies they are built from. No
+tests here; the test_records_* files and the e2e tests import these helpers."""
 
 from __future__ import annotations
 
