@@ -277,7 +277,7 @@ class Session:
         from paicli_tui.plan.executor import PlanExecutor, TaskOutcome
         from paicli_tui.plan.planner import Planner
         from paicli_tui.prompt_assembler import with_turn_context
-        from paicli_tui.tools.trusted_urls import TrustedUrls
+        from paicli_tui.tools.trusted_urls import BranchUrls, TrustedUrls, flatten
 
         self._begin_run("plan", goal)
         if not goal and plan is None:
@@ -289,13 +289,17 @@ class Session:
             return planned
         goal = planned.goal or goal  # amendments extend the goal (P-4.2)
         trusted = TrustedUrls.from_user_text(goal)
+        branch_urls = BranchUrls()
 
         def run_task(task, current_plan, worker, task_cancel) -> TaskOutcome:
             agent = self._new_agent(task.id, "task", task_type=task.type.value)
-            message = with_turn_context(task_message(goal, current_plan, task))
-            outcome = agent.run_turn(message, cancel=task_cancel, trusted_urls=trusted.fork())
+            inherited = branch_urls.inherited(current_plan, task)
+            branch = trusted.fork(flatten(inherited))
+            message = with_turn_context(task_message(goal, current_plan, task, inherited))
+            outcome = agent.run_turn(message, cancel=task_cancel, trusted_urls=branch)
             if outcome.status in ("final", "partial"):
                 result = outcome.text if outcome.status == "final" else f"[partial: {outcome.reason}]\n{outcome.text}"
+                branch_urls.record(task.id, flatten(inherited), branch.found_urls)
                 return TaskOutcome("completed", result)
             if outcome.status == "cancelled":
                 return TaskOutcome("cancelled", "", "cancelled")

@@ -8,7 +8,6 @@ import json
 import re
 import threading
 from collections import deque
-from http.server import BaseHTTPRequestHandler
 
 import pytest
 
@@ -32,7 +31,7 @@ from paicli_tui.team.orchestrator import TeamOrchestrator
 from paicli_tui.tools.approval import AutoApprover
 from paicli_tui.tools.registry import ToolRegistry
 from paicli_tui.tools.trusted_urls import TrustedUrls
-from tests.support.http import serve
+from tests.support.http import SearchBackend, serve
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -332,31 +331,9 @@ def test_parallel_steps_never_exceed_the_workers_and_never_share_one(tmp_path):
 # -- trusted URLs flow down completed dependencies only (P-6.6) ----------------------------
 
 
-class _Web(BaseHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
-
-    def do_GET(self) -> None:
-        base = f"http://127.0.0.1:{self.server.server_address[1]}"
-        if self.path.startswith("/search"):
-            body = json.dumps({"results": [{"title": "Doc", "url": f"{base}/page", "content": "the doc"}]})
-            content_type = "application/json"
-        elif self.path == "/page":
-            body, content_type = "the secret page body", "text/plain"
-        else:
-            self.send_error(404)
-            return
-        data = body.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-
 @pytest.fixture
 def web():
-    with serve(_Web) as base_url:
+    with serve(SearchBackend) as base_url:
         yield base_url
 
 

@@ -1,10 +1,6 @@
-"""What a team worker and a reviewer are told about a step (P-5.7, P-5.9),
-and which found URLs each completed step passes down (P-6.6)."""
+"""What a team worker and a reviewer are told about a step (P-5.7, P-5.9)."""
 
 from __future__ import annotations
-
-import threading
-from collections.abc import Iterable
 
 from paicli_tui.plan.model import Plan, Task, TaskStatus
 
@@ -54,40 +50,3 @@ def review_message(goal: str, task: Task, result: str) -> str:
             result,
         ]
     )
-
-
-class BranchUrls:
-    """URLs a completed step passes down to the steps that depend on it.
-
-    A step's branch is its own ``web_search`` finds plus what its completed
-    direct dependencies passed down to it; nothing is recorded for a step
-    that did not complete, so its finds reach nobody. Thread-safe: steps
-    finish on different worker threads.
-    """
-
-    def __init__(self) -> None:
-        self._by_step: dict[str, list[str]] = {}
-        self._lock = threading.Lock()
-
-    def inherited(self, plan: Plan, task: Task) -> dict[str, list[str]]:
-        """URLs each completed direct dependency of ``task`` passed down."""
-        with self._lock:
-            return {
-                dep: list(self._by_step.get(dep, []))
-                for dep in task.dependencies
-                if plan.task(dep).status is TaskStatus.COMPLETED
-            }
-
-    def record(self, step_id: str, inherited: Iterable[str], found: Iterable[str]) -> None:
-        urls = list(dict.fromkeys([*inherited, *found]))
-        with self._lock:
-            self._by_step[step_id] = urls
-
-    def passed_down(self, step_id: str) -> list[str]:
-        with self._lock:
-            return list(self._by_step.get(step_id, []))
-
-
-def flatten(passed_down: dict[str, list[str]]) -> list[str]:
-    """All inherited URLs once each, in dependency order."""
-    return list(dict.fromkeys(url for urls in passed_down.values() for url in urls))

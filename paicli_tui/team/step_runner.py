@@ -18,9 +18,10 @@ from paicli_tui.plan.executor import TaskOutcome
 from paicli_tui.plan.model import Plan, Task
 from paicli_tui.prompt_assembler import with_turn_context
 from paicli_tui.team.messages import AgentMessage, MessageType
-from paicli_tui.team.step_context import BranchUrls, flatten, retry_message, review_message, step_message
+from paicli_tui.team.step_context import retry_message, review_message, step_message
 from paicli_tui.team.structured import StructuredReplyError, parse_worker_report
 from paicli_tui.team.subagent import SubAgent, feedback_message, task_message
+from paicli_tui.tools.trusted_urls import BranchUrls, flatten
 
 if TYPE_CHECKING:
     from paicli_tui.tools.trusted_urls import TrustedUrls

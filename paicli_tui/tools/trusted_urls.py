@@ -14,6 +14,8 @@ import threading
 from typing import Iterable
 from urllib.parse import urlsplit, urlunsplit
 
+from paicli_tui.plan.model import Plan, Task, TaskStatus
+
 _URL_IN_TEXT = re.compile(r"https?://[^\s<>\"'`]+", re.IGNORECASE)
 _TRAILING_PUNCTUATION = ".,;:!?'\""
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
@@ -109,3 +111,41 @@ class TrustedUrls:
 
 def _normalized(urls: Iterable[str]) -> frozenset[str]:
     return frozenset(key for key in (normalize_url(u) for u in urls) if key is not None)
+
+
+class BranchUrls:
+    """URLs a completed task or step passes down to those that depend on it
+    (P-6.6), in /plan and /team alike.
+
+    A branch is its own ``web_search`` finds plus what its completed direct
+    dependencies passed down to it; nothing is recorded for a task that did
+    not complete, so its finds reach nobody. Thread-safe: tasks finish on
+    different worker threads.
+    """
+
+    def __init__(self) -> None:
+        self._by_step: dict[str, list[str]] = {}
+        self._lock = threading.Lock()
+
+    def inherited(self, plan: Plan, task: Task) -> dict[str, list[str]]:
+        """URLs each completed direct dependency of ``task`` passed down."""
+        with self._lock:
+            return {
+                dep: list(self._by_step.get(dep, []))
+                for dep in task.dependencies
+                if plan.task(dep).status is TaskStatus.COMPLETED
+            }
+
+    def record(self, step_id: str, inherited: Iterable[str], found: Iterable[str]) -> None:
+        urls = list(dict.fromkeys([*inherited, *found]))
+        with self._lock:
+            self._by_step[step_id] = urls
+
+    def passed_down(self, step_id: str) -> list[str]:
+        with self._lock:
+            return list(self._by_step.get(step_id, []))
+
+
+def flatten(passed_down: dict[str, list[str]]) -> list[str]:
+    """All inherited URLs once each, in dependency order."""
+    return list(dict.fromkeys(url for urls in passed_down.values() for url in urls))
