@@ -196,23 +196,27 @@ def _reason(exc: BaseException) -> str:
 # -- turn context (the first user message of a turn) ---------------------------
 
 
-def turn_context(now: datetime | None = None) -> str:
+def turn_context(now: datetime | None = None, approval_mode: str | None = None) -> str:
     """The ``<paicli-turn-context>`` block: date with weekday, time to the
-    minute, and the local time zone's name with its UTC offset."""
+    minute, and the local time zone's name with its UTC offset; for the
+    interactive agent also the approval mode in force this turn (the person
+    may have switched it since the system prompt was written)."""
     moment = now if now is not None else datetime.now()
     if moment.tzinfo is None:
         moment = moment.astimezone()  # a naive time is taken as local time
+    mode = f"Approval mode: {approval_mode}\n" if approval_mode else ""
     return (
         "<paicli-turn-context>\n"
         f"Date: {moment:%Y-%m-%d} ({moment:%A})\n"
         f"Time: {moment:%H:%M}\n"
         f"Time zone: {_zone(moment)}\n"
+        f"{mode}"
         "</paicli-turn-context>"
     )
 
 
-def with_turn_context(text: str, now: datetime | None = None) -> str:
-    return turn_context(now) + "\n\n" + text
+def with_turn_context(text: str, now: datetime | None = None, approval_mode: str | None = None) -> str:
+    return turn_context(now, approval_mode) + "\n\n" + text
 
 
 def _zone(moment: datetime) -> str:

@@ -17,6 +17,7 @@ from paicli_tui.agent.loop import Agent
 from paicli_tui.config import Settings
 from paicli_tui.llm.client import ChatClient
 from paicli_tui.llm.demo import DemoTransport
+from paicli_tui.llm.demo_roles import SCRATCH_FILE
 from paicli_tui.plan import PlanStatus, TaskStatus, parse_plan
 from paicli_tui.plan.context import task_message
 from paicli_tui.plan.planner import Planner
@@ -24,6 +25,7 @@ from paicli_tui.prompt_assembler import PromptAssembler, with_turn_context
 from paicli_tui.team import parse_review_verdict, parse_worker_report
 from paicli_tui.team.orchestrator import TeamOrchestrator
 from paicli_tui.team.step_context import retry_message, review_message, step_message
+from paicli_tui.tools.approval import ApprovalRequest, Decision
 from paicli_tui.tools.registry import ToolRegistry
 
 pytestmark = pytest.mark.timeout(30)
@@ -108,9 +110,49 @@ def test_react_without_readme_searches_definitions(demo, workspace):
 def test_react_explains_it_is_read_only_when_asked_to_change_things(demo, workspace):
     before = {path: path.read_bytes() for path in workspace.rglob("*") if path.is_file()}
     outcome = ask(demo.agent("react", "react"), "Please edit README.md and run the tests")
-    assert "read-only" in outcome.text
+    assert "only reads" in outcome.text and "Switch to ASK mode" in outcome.text
     assert {name for name, _, _ in demo.tool_calls()} <= READ_ONLY_TOOLS
     assert {path: path.read_bytes() for path in workspace.rglob("*") if path.is_file()} == before
+
+
+class _Answer:
+    def __init__(self, decision: Decision) -> None:
+        self.decision = decision
+        self.requests: list[ApprovalRequest] = []
+
+    def request(self, request: ApprovalRequest) -> Decision:
+        self.requests.append(request)
+        return self.decision
+
+
+def _ask_mode_agent(demo, approver) -> Agent:
+    agent = demo.agent("react", "react", approval_mode="ask")
+    agent.approval_mode, agent.approver = "ask", approver
+    return agent
+
+
+def test_in_ask_mode_a_change_request_reaches_the_approval_dialog_and_writes_only_the_scratch_file(demo, workspace):
+    before = {path: path.read_bytes() for path in workspace.rglob("*") if path.is_file()}
+    approver = _Answer(Decision.YES)
+    agent = _ask_mode_agent(demo, approver)
+    outcome = agent.run_turn(with_turn_context("change the README title", approval_mode="ask"),
+                             cancel=threading.Event())
+    [request] = approver.requests
+    assert request.tool == "write_file" and request.arguments["path"] == SCRATCH_FILE
+    assert "+You asked: change the README title" in request.preview
+    scratch = workspace / SCRATCH_FILE
+    assert "change the README title" in scratch.read_text()
+    after = {path: path.read_bytes() for path in workspace.rglob("*") if path.is_file() and path != scratch}
+    assert after == before
+    assert outcome.status == "final" and f"I wrote `{SCRATCH_FILE}`" in outcome.text
+
+
+def test_in_ask_mode_a_declined_scratch_write_changes_nothing(demo, workspace):
+    before = {path: path.read_bytes() for path in workspace.rglob("*") if path.is_file()}
+    agent = _ask_mode_agent(demo, _Answer(Decision.NO))
+    outcome = agent.run_turn(with_turn_context("please fix the typo", approval_mode="ask"), cancel=threading.Event())
+    assert {path: path.read_bytes() for path in workspace.rglob("*") if path.is_file()} == before
+    assert outcome.text.startswith("Nothing changed") and "denied by the user" in outcome.text
 
 
 def test_react_second_turn_looks_again_with_new_call_ids(demo):

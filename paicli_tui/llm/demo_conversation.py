@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 _TURN_CONTEXT = re.compile(r"<paicli-turn-context>.*?</paicli-turn-context>\s*", re.DOTALL)
+_APPROVAL_MODE = re.compile(r"<paicli-turn-context>.*?^Approval mode: (\w+)$.*?</paicli-turn-context>", re.DOTALL | re.MULTILINE)
 _TOOL_RESULT = re.compile(r"^\s*<tool-result\b[^>]*>\n?(.*?)\n?</tool-result>\s*$", re.DOTALL)
 # Notes the agent loop appends as user messages; they do not open a new turn.
 _LOOP_NOTE_PREFIXES = ("[runaway guard]",)
@@ -60,6 +61,13 @@ class Conversation:
     def last_user(self) -> str:
         index = self._turn_start()
         return _strip_context(_text(self.messages[index])) if index is not None else ""
+
+    @property
+    def approval_mode(self) -> str:
+        """The mode the turn context names ("" when it names none)."""
+        index = self._turn_start()
+        match = _APPROVAL_MODE.search(_text(self.messages[index])) if index is not None else None
+        return match.group(1) if match else ""
 
     @property
     def has_tools(self) -> bool:

@@ -17,6 +17,8 @@ from paicli_tui.llm.demo_tools import Call, Job, next_calls
 REVISED_MARKER = "Revised after review"
 #: The step whose first attempt the demo reviewer rejects, so a retry is visible.
 REJECTED_STEP = "step_2"
+#: The only file the demo ever proposes to write, and only in ASK mode.
+SCRATCH_FILE = "paicli-demo-scratch.md"
 
 _CHANGE_WORDS = re.compile(r"\b(write|edit|change|modify|create|delete|remove|fix|run|execute|install|commit|refactor)\b", re.IGNORECASE)
 _STEP_LINE = re.compile(r"^(?:Your step|Current task):\s*\S+[^\n]*\n(.+)$", re.MULTILINE)
@@ -41,12 +43,24 @@ def react_turn(conversation: Conversation) -> Turn:
     calls = next_calls("react", conversation)
     if calls:
         return Turn(reasoning=_thinking_before_tools(question, calls, conversation), tool_calls=tuple(calls))
+    wants_change = bool(_CHANGE_WORDS.search(question))
+    proposal = _scratch_proposal(conversation) if wants_change else None
+    if proposal is not None:
+        return Turn(reasoning="You asked for a change, and in ASK mode every write waits for your yes: I propose a "
+                              "small one in a scratch file so you can try the approval dialog.",
+                    tool_calls=(proposal,))
     outcomes = conversation.outcomes_this_turn() or conversation.all_outcomes()
     parts = []
-    if _CHANGE_WORDS.search(question):
+    written = [o for o in conversation.outcomes_this_turn() if o.name == "write_file"]
+    if written:
+        return Turn(reasoning="The write came back; I report what happened to it.",
+                    content=_scratch_answer(written[-1].content))
+    if wants_change:
         parts.append(
-            "> **The demo model is read-only.** It lists, reads and searches files but never writes, edits or runs "
-            "anything. Start `paicli` with a real provider (for example `--base-url` and `--model`) to make changes.\n"
+            "> **The demo model only reads.** It lists, reads and searches files; it never changes your files. "
+            f"Switch to ASK mode (Shift+Tab) and ask again: it then proposes a small edit in `{SCRATCH_FILE}`, so "
+            "you can try the approval dialog. Start `paicli` with a real provider (for example `--base-url` and "
+            "`--model`) to make real changes.\n"
         )
     if outcomes:
         parts.append((headline(outcomes) or "Here is what I found in the workspace.") + "\n")
@@ -58,6 +72,32 @@ def react_turn(conversation: Conversation) -> Turn:
             "nothing concrete to report. Try `/plan` or `/team` to see planning, parallel workers and review."
         )
     return Turn(reasoning=_thinking_after_tools(outcomes), content="\n".join(parts))
+
+
+def _scratch_proposal(conversation: Conversation) -> Call | None:
+    """A write to the demo's scratch file, only where the person will be
+    asked first (ASK mode) and only once per turn."""
+    if conversation.approval_mode != "ask" or not conversation.offers("write_file"):
+        return None
+    if any(o.name == "write_file" for o in conversation.outcomes_this_turn()):
+        return None
+    content = (
+        "# paicli demo scratch\n\n"
+        f"You asked: {shorten(conversation.last_user, 200)}\n\n"
+        "The offline demo model proposed this file so you could try the approval dialog.\n"
+        "Delete it whenever you like.\n"
+    )
+    return "write_file", {"path": SCRATCH_FILE, "content": content}
+
+
+def _scratch_answer(result: str) -> str:
+    last = result.rstrip().rsplit("\n", 1)[-1]
+    if last.startswith(("created", "overwrote")):
+        how = "with your edits" if result.startswith("[the person edited") else "after you approved it"
+        return (f"Done: I wrote `{SCRATCH_FILE}` {how}. That is all the demo model changes; "
+                "delete the file whenever you like.")
+    return (f"Nothing changed: the write to `{SCRATCH_FILE}` did not happen ({shorten(result, 160)}). "
+            "That is the approval dialog doing its job.")
 
 
 # -- plan tasks and team workers ---------------------------------------------------------
