@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 APP_NAME = "paicli"
 
@@ -104,6 +104,8 @@ class Settings(BaseModel):
     """SearXNG base URL; web_search is exposed only when set."""
     team_review: bool = True
     """Show the plan review screen before a /team run."""
+    permissions: "Permissions" = Field(default_factory=lambda: Permissions())
+    """The person's allow and deny rules (``[permissions]`` in config.toml)."""
 
     def resolved(self) -> "ResolvedProvider":
         preset = PRESETS[self.provider]
@@ -112,6 +114,28 @@ class Settings(BaseModel):
             model=self.model or preset["model"],
             api_key_env=self.api_key_env if self.api_key_env is not None else preset["api_key_env"],
         )
+
+
+class Permissions(BaseModel):
+    """Rules like the leading agents' permission rules. ``allow`` spares the
+    ask-mode question for calls inside a scope (never the risk check);
+    ``deny`` refuses calls inside a scope in every mode, and beats allow.
+    A rule is ``command: PREFIX`` (``command: python -m pytest``),
+    ``command= EXACT COMMAND``, ``path: FILE`` or ``path: DIR/``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    allow: list[str] = Field(default_factory=list)
+    deny: list[str] = Field(default_factory=list)
+
+    @field_validator("allow", "deny")
+    @classmethod
+    def _rules_parse(cls, rules: list[str]) -> list[str]:
+        from paicli_tui.tools.grants import parse_rule
+
+        for rule in rules:
+            parse_rule(rule)  # ValueError names the rule and what is wrong
+        return rules
 
 
 class Price(BaseModel):

@@ -20,6 +20,8 @@ from paicli_tui.config import Settings, checked_mode, next_mode
 from paicli_tui.events import (
     Event,
     EventBus,
+    GrantKept,
+    GrantRevoked,
     ModeChanged,
     ModelChanged,
     ModelResponse,
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
     from paicli_tui.plan.model import Plan
     from paicli_tui.plan.review import PlanReviewer
     from paicli_tui.tools.approval import Approver
+    from paicli_tui.tools.grants import Grant, GrantStore
 
 RunKind = Literal["react", "plan", "team", "command"]
 #: Budget settings recorded with each run (P-8: the report names them).
@@ -84,7 +87,9 @@ class Session:
             from paicli_tui.tools.model_risk import ModelRiskChecker
 
             risk_checker = ModelRiskChecker(self.client, self.assembler.prompt_file("risk-check.md"))
-        self.registry = ToolRegistry(workspace, settings, risk_checker=risk_checker)
+        #: Problems found while starting that the person should read (one line each).
+        self.warnings: list[str] = []
+        self.registry = ToolRegistry(workspace, settings, risk_checker=risk_checker, saved_rules=self._saved_rules())
         self.approver = approver or DenyApprover()
         self.plan_reviewer = plan_reviewer
         self._approval_mode = settings.approval_mode
@@ -129,6 +134,56 @@ class Session:
         self.model_label = self.client.model_label
         self.bus.publish(ModelChanged("session", model, self.model_label))
         return self.model_label
+
+    # -- grants (P-9.6) -------------------------------------------------------------
+
+    @property
+    def grants(self) -> "GrantStore":
+        return self.registry.grants
+
+    def revoke_grant(self, grant: "Grant") -> bool:
+        """Take back a session grant or one kept for the workspace."""
+        from paicli_tui.saved_grants import remove_rule
+
+        if grant.source == "workspace":
+            removed = self.grants.forget_kept(grant)
+            if removed:
+                remove_rule(self.workspace, grant.rule)
+        else:
+            removed = self.grants.revoke(grant)
+        if removed:
+            self.bus.publish(GrantRevoked("session", grant.rule))
+        return removed
+
+    def keep_grant(self, grant: "Grant") -> Path:
+        """Keep a session grant for this workspace (permissions.toml in the
+        config directory); returns the file written."""
+        from paicli_tui.saved_grants import save_rule
+
+        path = save_rule(self.workspace, grant.rule)
+        self.grants.keep(grant)
+        self.bus.publish(GrantKept("session", grant.rule, str(path)))
+        return path
+
+    def _saved_rules(self) -> list[str]:
+        from paicli_tui.config import ConfigError
+        from paicli_tui.saved_grants import load_saved_rules
+        from paicli_tui.tools.grants import parse_rule
+
+        try:
+            rules = load_saved_rules(self.workspace)
+        except ConfigError as exc:
+            self.warnings.append(f"{exc}; kept grants ignored")
+            return []
+        usable = []
+        for rule in rules:
+            try:
+                parse_rule(rule, "workspace")
+            except ValueError as exc:
+                self.warnings.append(f"kept grants: {exc}; skipped")
+                continue
+            usable.append(rule)
+        return usable
 
     def cycle_mode(self) -> str:
         self.approval_mode = next_mode(self._approval_mode)
@@ -267,7 +322,8 @@ class Session:
             self._react = self._new_agent("react", "react")
         self._react.budget.run = self._run_budget
         outcome = self._react.run_turn(
-            with_turn_context(text), cancel=self._cancel, trusted_urls=TrustedUrls.from_user_text(text)
+            with_turn_context(text, approval_mode=self._approval_mode), cancel=self._cancel,
+            trusted_urls=TrustedUrls.from_user_text(text),
         )
         text_out = outcome.text if outcome.status != "failed" else outcome.reason
         return RunOutcome("react", outcome.status == "final", outcome.status, text_out)
@@ -293,6 +349,7 @@ class Session:
 
         def run_task(task, current_plan, worker, task_cancel) -> TaskOutcome:
             agent = self._new_agent(task.id, "task", task_type=task.type.value)
+            agent.task_label = task.description
             inherited = branch_urls.inherited(current_plan, task)
             branch = trusted.fork(flatten(inherited))
             message = with_turn_context(task_message(goal, current_plan, task, inherited))

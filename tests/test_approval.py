@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 
 from paicli_tui.config import Settings
-from paicli_tui.events import ApprovalDecided, ApprovalRequested, EventBus
+from paicli_tui.events import ApprovalDecided, ApprovalRequested, EventBus, GrantAdded
 from paicli_tui.llm.types import ToolCall
 from paicli_tui.tools.approval import (
-    ApprovalRequest, AutoApprover, Decision, DenyApprover, TerminalApprover, headless_approver,
+    ApprovalAnswer, ApprovalRequest, AutoApprover, Decision, DenyApprover, TerminalApprover, headless_approver,
 )
 from paicli_tui.tools.base import ToolContext
+from paicli_tui.tools.grants import command_grant
 from paicli_tui.tools.registry import ToolRegistry
 from paicli_tui.tools.risk import RiskVerdict
 from paicli_tui.tools.trusted_urls import TrustedUrls
@@ -102,29 +103,38 @@ def test_ask_mode_asks_for_writes_edits_and_commands_with_previews(workspace):
     write, edit, command = approver.requests
     assert "-x = 1\n+x = 9\n" in write.preview and write.preview.startswith("--- a/app.py\n+++ b/app.py\n")
     assert "-x = 1\n+x = 3\n" in edit.preview
-    assert command.preview == "echo hi" and "ask mode" in command.reason
+    assert command.preview == "echo hi" and command.reason == "ASK mode: every command waits for your yes"
+    assert command.workdir == str(workspace.resolve())
 
 
-def test_ask_mode_reason_mentions_the_risk(workspace):
+def test_ask_mode_reason_names_the_risk_and_offers_no_grant(workspace):
     approver = RecordingApprover(Decision.NO)
-    run(ToolRegistry(workspace, Settings()), approver, "ask", "execute_command", command="git push -f")
-    assert "risk: git push --force" in approver.requests[0].reason
+    result = run(ToolRegistry(workspace, Settings()), approver, "ask", "execute_command", command="git push -f")
+    [request] = approver.requests
+    reason = "git push --force/--delete rewrites remote history"
+    assert request.reason == f"risky: {reason}" and request.risky and request.grants == ()
+    assert result.content == f"denied: {reason}"
 
 
-def test_always_is_remembered_per_tool_for_the_session(workspace):
+def test_always_grants_the_offered_file_only_for_this_session(workspace):
     registry = ToolRegistry(workspace, Settings())
     approver = RecordingApprover(Decision.ALWAYS, Decision.NO)
     bus = EventBus("s1")
     events = []
     bus.subscribe(events.append)
     assert run(registry, approver, "ask", "write_file", bus=bus, path="a.txt", content="a").ok
-    assert run(registry, approver, "ask", "write_file", bus=bus, path="b.txt", content="b").ok
-    assert len(approver.requests) == 1
-    assert events[-1].decision == "auto-approved"
-    assert registry.approvals.always_allowed == ("write_file",)
-    assert run(registry, approver, "ask", "edit_file", path="a.txt", old_string="a", new_string="c").content == (
-        "denied by the user")
-    assert ToolRegistry(workspace, Settings()).approvals.always_allowed == ()
+    assert [g.describe() for g in approver.requests[0].grants] == [
+        "writes and edits to a.txt", "writes and edits to any file under the whole workspace"]
+    granted = [e for e in events if isinstance(e, GrantAdded)]
+    assert [(e.rule, e.description) for e in granted] == [("path: a.txt", "writes and edits to a.txt")]
+    # the same path, by another file tool: covered
+    assert run(registry, approver, "ask", "edit_file", bus=bus, path="a.txt", old_string="a", new_string="c").ok
+    assert events[-1].decision == "auto-approved" and "a.txt" in events[-1].reason
+    # another path: asked again
+    assert run(registry, approver, "ask", "write_file", path="b.txt", content="b").content == "denied by the user"
+    assert len(approver.requests) == 2 and not (workspace / "b.txt").exists()
+    assert [g.rule for g in registry.grants.session_grants] == ["path: a.txt"]
+    assert ToolRegistry(workspace, Settings()).grants.session_grants == ()
 
 
 def test_a_call_that_cannot_succeed_is_refused_before_asking(workspace):
@@ -176,11 +186,13 @@ def test_terminal_approver_reads_answers_from_the_terminal(tmp_path):
         out = io.StringIO()
         approver = TerminalApprover(tty_path=os.ttyname(follower), out=out)
         os.write(leader, b"maybe\na\n")
-        request = ApprovalRequest("worker-1", "execute_command", {"command": "make"}, "risky", "make deploy")
-        assert approver.request(request) is Decision.ALWAYS
+        grant = command_grant("make deploy")
+        request = ApprovalRequest("worker-1", "execute_command", {"command": "make deploy"}, "risky", "make deploy",
+                                  grants=(grant,), task="step_2: ship it")
+        assert approver.request(request) == ApprovalAnswer(Decision.ALWAYS, grant=grant)
         shown = out.getvalue()
-        assert "[worker-1] execute_command needs approval: risky" in shown and "make deploy" in shown
-        assert shown.count("Allow? [y]es / [n]o / [a]lways") == 2
+        assert "[worker-1 (step_2: ship it)] execute_command needs approval: risky" in shown and "make deploy" in shown
+        assert shown.count("Allow? [y]es / [a]lways: commands that start with `make deploy` / [n]o") == 2
         os.write(leader, b"n\n")
         assert approver.request(request) is Decision.NO
     finally:
@@ -194,6 +206,40 @@ def test_headless_approver_choice(tmp_path):
     leader, follower = os.openpty()
     try:
         assert isinstance(headless_approver(yes=False, tty_path=os.ttyname(follower)), TerminalApprover)
+    finally:
+        os.close(leader)
+        os.close(follower)
+
+
+@pytest.mark.parametrize(("typed", "expected"), [
+    (b"r\nuse make instead\n", ApprovalAnswer(Decision.NO, "use make instead")),
+    (b"s\n", ApprovalAnswer(Decision.NO, "the person skipped this call; go on without it")),
+    (b"e\nmake test\n", ApprovalAnswer(Decision.EDIT, edited="make test")),
+    (b"a\ny\n", Decision.YES),  # no grant offered (a risky call): "a" is not a choice
+])
+def test_terminal_approver_reasons_skips_and_edits(typed, expected):
+    leader, follower = os.openpty()
+    try:
+        out = io.StringIO()
+        approver = TerminalApprover(tty_path=os.ttyname(follower), out=out)
+        os.write(leader, typed)
+        request = ApprovalRequest("react", "execute_command", {"command": "make"}, "risky: x", "make", risky=True)
+        assert approver.request(request) == expected
+        assert "[a]lways" not in out.getvalue() and "[e]dit first" in out.getvalue()
+    finally:
+        os.close(leader)
+        os.close(follower)
+
+
+def test_terminal_approver_edits_a_file_change_up_to_a_lone_dot(workspace):
+    leader, follower = os.openpty()
+    try:
+        approver = TerminalApprover(tty_path=os.ttyname(follower), out=io.StringIO())
+        os.write(leader, b"e\nline one\nline two\n.\n")
+        registry = ToolRegistry(workspace, Settings())
+        result = run(registry, approver, "ask", "write_file", path="app.py", content="x = 9\n")
+        assert result.ok and (workspace / "app.py").read_text() == "line one\nline two\n"
+        assert result.content.startswith("[the person edited this call before it ran")
     finally:
         os.close(leader)
         os.close(follower)

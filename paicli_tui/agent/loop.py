@@ -74,6 +74,8 @@ class Agent:
         self.max_history_chars = max_history_chars
         self.messages: list[dict] = [{"role": "system", "content": system_prompt}]
         self.usage = Usage()
+        #: What this agent works on, for approval dialogs ("step_2: add tests").
+        self.task_label = ""
 
     # -- history -------------------------------------------------------------
 
@@ -183,6 +185,7 @@ class Agent:
             approver=self.approver if self.approver is not None else _deny_all(),
             approval_mode=self.approval_mode,
             bus=self.bus,
+            task=self.task_label,
         )
         results: list[ToolResult] = []
         for group in self._groups(calls):

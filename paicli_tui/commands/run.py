@@ -65,6 +65,8 @@ def main(args: argparse.Namespace) -> int:
     if not args.yes and args.mode in ("plan", "team"):
         reviewer = LineReviewer(sys.stdin, sys.stderr if args.json else sys.stdout)
     session = Session(settings, workspace, approver=_approver(args), plan_reviewer=reviewer)
+    for warning in session.warnings:
+        print(f"paicli: {warning}", file=sys.stderr)
     printer = JsonPrinter() if args.json else TextPrinter()
     session.bus.subscribe(printer)
     try:

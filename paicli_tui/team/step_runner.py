@@ -84,10 +84,12 @@ class StepRunner:
     def __call__(self, task: Task, plan: Plan, worker_name: str, cancel: threading.Event) -> TaskOutcome:
         worker = self.workers[worker_name]
         self.active.enter(task.id)
+        worker.agent.task_label = f"{task.id}: {task.description}"
         try:
             return self._run(task, plan, worker, cancel)
         finally:
             worker.clear_history()  # the step boundary (P-5.4)
+            worker.agent.task_label = ""
             self.active.leave(task.id)
 
     def _run(self, task: Task, plan: Plan, worker: SubAgent, cancel: threading.Event) -> TaskOutcome:

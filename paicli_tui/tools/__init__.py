@@ -2,9 +2,10 @@
 policies around them — sandbox, trusted URLs, risk check and approvals."""
 
 from paicli_tui.tools.approval import (
-    ApprovalPolicy, ApprovalRequest, Approver, AutoApprover, Decision, DenyApprover, TerminalApprover,
+    ApprovalAnswer, ApprovalRequest, Approver, AutoApprover, Decision, DenyApprover, TerminalApprover,
     headless_approver,
 )
+from paicli_tui.tools.grants import Grant, GrantStore
 from paicli_tui.tools.base import ToolContext, ToolResult
 from paicli_tui.tools.registry import ToolRegistry
 from paicli_tui.tools.risk import RiskVerdict, classify_command
@@ -12,7 +13,7 @@ from paicli_tui.tools.search import SearchBackend, SearchHit, SearxngBackend
 from paicli_tui.tools.trusted_urls import TrustedUrls
 
 __all__ = [
-    "ApprovalPolicy", "ApprovalRequest", "Approver", "AutoApprover", "Decision", "DenyApprover", "TerminalApprover",
+    "ApprovalAnswer", "ApprovalRequest", "Grant", "GrantStore", "Approver", "AutoApprover", "Decision", "DenyApprover", "TerminalApprover",
     "headless_approver", "ToolContext", "ToolResult", "ToolRegistry", "RiskVerdict", "classify_command",
     "SearchBackend", "SearchHit", "SearxngBackend", "TrustedUrls",
 ]

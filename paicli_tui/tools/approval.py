@@ -1,8 +1,9 @@
-"""Approvals (P-6.5): the request, the decision, the approvers the headless
-runner uses, and the session memory for "always".
+"""Approvals (P-6.5, P-9.6): the request, the answer, and the approvers the
+headless runner uses. What "always" grants lives in ``grants``.
 
 The UI implements ``Approver`` with a dialog. ``request`` blocks and is
-called from engine threads. An approver may carry a ``denial_reason``
+called from engine threads; it returns a Decision or, for a reason or an
+edit, an ApprovalAnswer. An approver may carry a ``denial_reason``
 attribute: the text a NO returns to the model instead of "denied by the user".
 """
 
@@ -15,7 +16,11 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import IO, Protocol
 
+from paicli_tui.tools.grants import Grant
+
 PREVIEW_LINES_SHOWN = 60
+#: The argument a person may rewrite before a call runs, per tool.
+EDITABLE_ARGUMENT = {"execute_command": "command", "write_file": "content", "edit_file": "new_string"}
 
 
 @dataclass(frozen=True)
@@ -24,18 +29,50 @@ class ApprovalRequest:
     tool: str
     arguments: dict = field(hash=False)
     reason: str
+    """Why the person is asked, in their words ("a recursive delete of src")."""
     preview: str = ""
     """Unified diff for write/edit, the full command for execute_command."""
+    grants: tuple[Grant, ...] = ()
+    """What "Always" would grant, narrowest first; empty when the call is
+    risky (a grant would never spare that question)."""
+    risky: bool = False
+    workdir: str = ""
+    """Where a command runs (the workspace root)."""
+    task: str = ""
+    """The task or step the asking agent works on, when it has one."""
+
+    @property
+    def editable(self) -> str | None:
+        """The argument an Edit answer may change, if any."""
+        return EDITABLE_ARGUMENT.get(self.tool)
 
 
 class Decision(str, Enum):
     YES = "yes"
     NO = "no"
     ALWAYS = "always"
+    EDIT = "edit"
+
+
+@dataclass(frozen=True)
+class ApprovalAnswer:
+    """A decision with what came with it: the reason a NO tells the agent,
+    the grant an ALWAYS chose, the text an EDIT runs instead."""
+
+    decision: Decision
+    reason: str = ""
+    grant: Grant | None = None
+    edited: str | None = None
+
+
+def as_answer(value: "Decision | ApprovalAnswer | str") -> ApprovalAnswer:
+    if isinstance(value, ApprovalAnswer):
+        return value
+    return ApprovalAnswer(Decision(value))
 
 
 class Approver(Protocol):
-    def request(self, request: ApprovalRequest) -> Decision: ...
+    def request(self, request: ApprovalRequest) -> "Decision | ApprovalAnswer": ...
 
 
 class AutoApprover:
@@ -55,19 +92,21 @@ class DenyApprover:
 
 
 class TerminalApprover:
-    """Headless with a terminal: show the request on stderr, read y/n/a from
-    the controlling terminal (stdin may be a pipe). One question at a time,
-    even when several agents ask at once."""
+    """Headless with a terminal: show the request on stderr, read the answer
+    from the controlling terminal (stdin may be a pipe). One question at a
+    time, even when several agents ask at once. The seed's choices: approve,
+    approve all (scoped), reject, reject with a reason, skip, modify."""
 
     _ANSWERS = {"y": Decision.YES, "yes": Decision.YES, "n": Decision.NO, "no": Decision.NO,
-                "a": Decision.ALWAYS, "always": Decision.ALWAYS}
+                "a": Decision.ALWAYS, "always": Decision.ALWAYS, "r": "reason", "reason": "reason",
+                "s": "skip", "skip": "skip", "e": Decision.EDIT, "edit": Decision.EDIT}
 
     def __init__(self, tty_path: str = "/dev/tty", out: IO[str] | None = None) -> None:
         self.tty_path = tty_path
         self._out = out
         self._lock = threading.Lock()
 
-    def request(self, request: ApprovalRequest) -> Decision:
+    def request(self, request: ApprovalRequest) -> "Decision | ApprovalAnswer":
         out = self._out or sys.stderr
         with self._lock:
             out.write(describe_request(request))
@@ -75,22 +114,65 @@ class TerminalApprover:
             try:
                 with open(self.tty_path, encoding="utf-8", errors="replace") as tty:
                     for _attempt in range(3):
-                        out.write("Allow? [y]es / [n]o / [a]lways for this tool: ")
+                        out.write(self._question(request))
                         out.flush()
                         line = tty.readline()
                         if not line:
                             break
                         answer = self._ANSWERS.get(line.strip().lower())
-                        if answer is not None:
-                            return answer
+                        if answer is Decision.ALWAYS and not request.grants:
+                            answer = None
+                        if answer is Decision.EDIT and not request.editable:
+                            answer = None
+                        if answer is None:
+                            continue
+                        return self._complete(answer, request, tty, out)
             except OSError:
                 pass
             out.write("\n(no answer: denied)\n")
             return Decision.NO
 
+    @staticmethod
+    def _question(request: ApprovalRequest) -> str:
+        choices = ["[y]es"]
+        if request.grants:
+            choices.append(f"[a]lways: {request.grants[0].describe()}")
+        choices += ["[n]o", "[r] no, and tell the agent why", "[s]kip"]
+        if request.editable:
+            choices.append("[e]dit first")
+        return "Allow? " + " / ".join(choices) + ": "
+
+    @staticmethod
+    def _complete(answer, request: ApprovalRequest, tty, out) -> "Decision | ApprovalAnswer":
+        if answer == "skip":
+            return ApprovalAnswer(Decision.NO, "the person skipped this call; go on without it")
+        if answer == "reason":
+            out.write("Why not? (one line, sent to the agent): ")
+            out.flush()
+            return ApprovalAnswer(Decision.NO, tty.readline().strip())
+        if answer is Decision.ALWAYS:
+            return ApprovalAnswer(Decision.ALWAYS, grant=request.grants[0])
+        if answer is Decision.EDIT:
+            if request.tool == "execute_command":
+                out.write("Command to run instead: ")
+                out.flush()
+                return ApprovalAnswer(Decision.EDIT, edited=tty.readline().rstrip("\n"))
+            out.write(f"New {request.editable} (end with a line holding only '.'):\n")
+            out.flush()
+            lines = []
+            for line in iter(tty.readline, ""):
+                if line.rstrip("\n") == ".":
+                    break
+                lines.append(line)
+            return ApprovalAnswer(Decision.EDIT, edited="".join(lines))
+        return answer
+
 
 def describe_request(request: ApprovalRequest) -> str:
-    lines = [f"\n[{request.actor}] {request.tool} needs approval: {request.reason}"]
+    who = f"{request.actor} ({request.task})" if request.task else request.actor
+    lines = [f"\n[{who}] {request.tool} needs approval: {request.reason}"]
+    if request.workdir and request.tool == "execute_command":
+        lines.append(f"in {request.workdir}:")
     preview = request.preview.splitlines()
     lines += preview[:PREVIEW_LINES_SHOWN]
     if len(preview) > PREVIEW_LINES_SHOWN:
@@ -108,29 +190,3 @@ def headless_approver(yes: bool, tty_path: str = "/dev/tty") -> Approver:
         return DenyApprover()
     os.close(fd)
     return TerminalApprover(tty_path)
-
-
-class ApprovalPolicy:
-    """Session memory: after ALWAYS for a tool, later requests for that tool
-    are approved without asking. Shared by every agent of the session."""
-
-    def __init__(self) -> None:
-        self._always: set[str] = set()
-        self._lock = threading.Lock()
-
-    def is_always_allowed(self, tool: str) -> bool:
-        with self._lock:
-            return tool in self._always
-
-    def remember(self, tool: str) -> None:
-        with self._lock:
-            self._always.add(tool)
-
-    def forget(self) -> None:
-        with self._lock:
-            self._always.clear()
-
-    @property
-    def always_allowed(self) -> tuple[str, ...]:
-        with self._lock:
-            return tuple(sorted(self._always))

@@ -8,11 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from paicli_tui.tools.approval import Approver
-from paicli_tui.tools.trusted_urls import TrustedUrls
-
 if TYPE_CHECKING:
     from paicli_tui.events import EventBus
+    from paicli_tui.tools.approval import Approver
+    from paicli_tui.tools.trusted_urls import TrustedUrls
 
 
 @dataclass(frozen=True)
@@ -28,11 +27,13 @@ class ToolResult:
 class ToolContext:
     actor: str
     cancel: threading.Event
-    trusted_urls: TrustedUrls
-    approver: Approver
+    trusted_urls: "TrustedUrls"
+    approver: "Approver"
     approval_mode: str = "auto"
     """auto | ask | plan (plan behaves as auto for approvals)."""
     bus: "EventBus | None" = None
+    task: str = ""
+    """The task or step the agent works on ("step_2: add tests"), for the dialog."""
 
 
 class ToolError(Exception):

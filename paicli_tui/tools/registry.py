@@ -13,10 +13,10 @@ from jsonschema.exceptions import best_match
 
 from paicli_tui.config import Settings
 from paicli_tui.llm.types import ToolCall
-from paicli_tui.tools.approval import ApprovalPolicy
 from paicli_tui.tools.base import Tool, ToolContext, ToolError, ToolResult
 from paicli_tui.tools.files import EditFile, ReadFile, WriteFile
 from paicli_tui.tools.gate import ApprovalGate
+from paicli_tui.tools.grants import GrantStore, parse_rule
 from paicli_tui.tools.grep import GrepCode
 from paicli_tui.tools.listing import GlobFiles, ListDir
 from paicli_tui.tools.risk import RiskVerdict
@@ -33,6 +33,7 @@ class ToolRegistry:
         *,
         search_backend: SearchBackend | None = None,
         risk_checker: Callable[[str], RiskVerdict | None] | None = None,
+        saved_rules: list[str] | None = None,
     ) -> None:
         self.workspace = workspace.resolve()
         self.settings = settings
@@ -47,8 +48,11 @@ class ToolRegistry:
             tools.append(WebSearch(self.workspace, search_backend))
         self._tools = {tool.name: tool for tool in tools}
         self._validators = {tool.name: jsonschema.Draft202012Validator(tool.parameters) for tool in tools}
-        self.approvals = ApprovalPolicy()
-        self._gate = ApprovalGate(self.workspace, self.approvals, risk_checker)
+        permissions = settings.permissions
+        self.grants = GrantStore(self.workspace, [parse_rule(r) for r in permissions.allow],
+                                 [parse_rule(r) for r in permissions.deny],
+                                 [parse_rule(r, "workspace") for r in saved_rules or ()])
+        self._gate = ApprovalGate(self.workspace, self.grants, risk_checker)
 
     def schemas(self) -> list[dict]:
         return [tool.schema() for tool in self._tools.values()]
@@ -71,7 +75,11 @@ class ToolRegistry:
             gate = self._gate.check(tool, args, ctx)
             if not gate.allowed:
                 return ToolResult(False, gate.denial, gate.denial)
-            return tool.run(args, ctx)
+            if gate.arguments is None:
+                return tool.run(args, ctx)
+            result = tool.run(self._edited(tool, gate.arguments), ctx)
+            note = f"[the person edited this call before it ran; it ran with: {json.dumps(gate.arguments)}]"
+            return ToolResult(result.ok, f"{note}\n{result.content}", f"{result.summary} (edited by you)")
         except ToolError as exc:
             return _failed(str(exc), str(exc))
         except OSError as exc:
@@ -80,6 +88,12 @@ class ToolRegistry:
             return _failed(message, message)
         except Exception as exc:  # a tool bug must reach the model as a result, not crash the loop
             return _failed(f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}", f"{call.name} crashed")
+
+    def _edited(self, tool: Tool, args: dict[str, Any]) -> dict[str, Any]:
+        error = best_match(self._validators[tool.name].iter_errors(args))
+        if error is not None:
+            raise ToolError(f"the edited call is invalid: {error.message}; nothing ran")
+        return args
 
     def _arguments(self, tool: Tool, raw: str) -> dict[str, Any]:
         prefix = f"invalid arguments for {tool.name}"

@@ -17,7 +17,7 @@ from textual.binding import Binding
 from textual.theme import BUILTIN_THEMES
 
 from paicli_tui.config import remember
-from paicli_tui.tools.approval import Decision
+from paicli_tui.tools.approval import ApprovalAnswer, Decision
 from paicli_tui.ui.approver import ApprovalPrompt, UiApprover, resolve
 from paicli_tui.ui.run_screens import RunScreens
 from paicli_tui.ui.screens.approval import ApprovalScreen
@@ -169,10 +169,10 @@ class PaicliApp(App[None]):
             screen = ApprovalScreen(prompt.request, queued=len(self._approvals))
             self.push_screen(screen, callback=self._approval_answered)
 
-    def _approval_answered(self, decision: Decision | None) -> None:
+    def _approval_answered(self, answer: ApprovalAnswer | None) -> None:
         prompt, self._asking = self._asking, None
         if prompt is not None:
-            resolve(prompt.answer, decision or Decision.NO)
+            resolve(prompt.answer, answer or Decision.NO)
         self._show_next_approval()
 
     # -- keys ------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import threading
 from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass, field
 
-from paicli_tui.tools.approval import ApprovalRequest, Decision
+from paicli_tui.tools.approval import ApprovalAnswer, ApprovalRequest, Decision
 from paicli_tui.ui.event_pump import EventPump
 
 
@@ -35,7 +35,7 @@ class UiApprover:
         self._waiting: set[Future] = set()
         self._closed = False
 
-    def request(self, request: ApprovalRequest) -> Decision:
+    def request(self, request: ApprovalRequest) -> "Decision | ApprovalAnswer":
         prompt = ApprovalPrompt(request)
         with self._lock:
             if self._closed:
@@ -62,7 +62,7 @@ class UiApprover:
         self.deny_all()
 
 
-def resolve(answer: Future, decision: Decision) -> None:
+def resolve(answer: Future, decision: "Decision | ApprovalAnswer") -> None:
     """Set the answer unless someone already did (a dialog and a cancel may race)."""
     try:
         answer.set_result(decision)

@@ -62,6 +62,7 @@ _CHATTER = (
     ev.ModelRetry,
     ev.AgentNote,
     ev.ApprovalDecided,
+    ev.GrantAdded,
     ev.Compaction,
     ev.AgentFinished,
 )
@@ -69,6 +70,23 @@ _CHATTER = (
 
 def _actor(event: ev.Event) -> str:
     return "" if event.actor in ("react", "session", "engine") else f"[{event.actor}] "
+
+
+_APPROVAL_WORDS = {
+    "yes": ("✓ you approved {tool}", "success"),
+    "always": ("✓ you approved {tool}", "success"),
+    "auto-approved": ("✓ {tool} allowed", "success"),
+    "no": ("✗ you declined {tool}", "warning"),
+    "auto-denied": ("✗ {tool} refused", "warning"),
+    "edit": ("✎ you edited {tool} before it ran", "success"),
+}
+
+
+def _approval_line(who: str, event: ev.ApprovalDecided) -> Line:
+    template, kind = _APPROVAL_WORDS.get(event.decision, ("{tool}: " + event.decision, "warning"))
+    # A yes needs no reason repeated; anything else says why.
+    reason = f": {event.reason}" if event.reason and event.decision not in ("yes", "always", "edit") else ""
+    return Line(f"{who}{template.format(tool=event.tool)}{reason}", kind)
 
 
 def describe(event: ev.Event) -> Line | None:
@@ -86,9 +104,14 @@ def describe(event: ev.Event) -> Line | None:
         case ev.AgentNote():
             return Line(f"{who}{event.text}", "muted")
         case ev.ApprovalDecided():
-            kind = "success" if event.decision in ("yes", "always", "auto-approved") else "warning"
-            reason = f" ({event.reason})" if event.reason else ""
-            return Line(f"{who}{event.tool}: {event.decision}{reason}", kind)
+            return _approval_line(who, event)
+        case ev.GrantAdded():
+            return Line(f"{who}✓ granted for this session: {event.description} (/permissions lists and revokes)",
+                        "success")
+        case ev.GrantRevoked():
+            return Line(f"revoked: {event.rule}", "muted")
+        case ev.GrantKept():
+            return Line(f"kept for this workspace: {event.rule}", "muted")
         case ev.Compaction():
             return Line(f"{who}history compacted: {event.messages_before} → {event.messages_after} messages", "muted")
         case ev.AgentFinished() if event.status != "final":

@@ -14,6 +14,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/mode": ("auto|plan|ask", "set the approval mode (shift+tab cycles it)"),
     "/theme": ("NAME", "switch the colour theme (remembered)"),
     "/model": ("[NAME]", "show the model, or switch to NAME"),
+    "/permissions": ("", "list what is granted and the allow/deny rules; revoke or keep a grant"),
     "/clear": ("", "forget the conversation and clear the transcript"),
     "/help": ("", "list commands and keys"),
     "/quit": ("", "leave paicli"),

@@ -12,6 +12,7 @@ from pathlib import Path
 from paicli_tui.config import Settings
 from paicli_tui.events import EventBus, ModeChanged, ModelResponse
 from paicli_tui.llm.types import Usage
+from paicli_tui.tools.grants import Grant, GrantStore
 from paicli_tui.config import checked_mode, next_mode
 
 #: A fixed string so snapshots never show a temp path.
@@ -43,6 +44,9 @@ class FakeSession:
         self.submit_error: Exception | None = None
         self._mode = "auto"
         self._lock = threading.Lock()
+        self.grants = GrantStore(workspace)
+        self.kept: list[Grant] = []
+        self.warnings: list[str] = []
         self.bus.subscribe(self._count_usage)
 
     @property
@@ -53,6 +57,13 @@ class FakeSession:
     def approval_mode(self, mode: str) -> None:
         self._mode = checked_mode(mode)
         self.bus.publish(ModeChanged("session", mode))
+
+    def revoke_grant(self, grant: Grant) -> bool:
+        return self.grants.forget_kept(grant) if grant.source == "workspace" else self.grants.revoke(grant)
+
+    def keep_grant(self, grant: Grant) -> Path:
+        self.kept.append(self.grants.keep(grant))
+        return Path("/config/permissions.toml")
 
     def cycle_mode(self) -> str:
         self.approval_mode = next_mode(self._mode)

@@ -9,7 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from textual.widgets import Button
 
-from paicli_tui.tools.approval import ApprovalRequest, Decision
+from paicli_tui.tools.approval import ApprovalAnswer, ApprovalRequest, Decision, as_answer
+from paicli_tui.tools.grants import command_grant
 from paicli_tui.ui.approver import UiApprover
 from paicli_tui.ui.screens.approval import ApprovalScreen, colour_diff
 from tests.ui.conftest import settle, submit, text_of
@@ -25,11 +26,19 @@ DIFF = """--- a/notes.txt
 """
 
 
+GRANT = command_grant("make")
+
+
 def _ask(app, tool: str = "execute_command", **arguments):
     """Ask for approval on an engine-like thread; returns the pending answer."""
-    request = ApprovalRequest("react", tool, arguments or {"command": "rm -rf build/ && make"}, "runs a command")
+    request = ApprovalRequest("react", tool, arguments or {"command": "make"}, "ASK mode: every command waits",
+                              grants=(GRANT,), workdir="/work/project")
     pool = ThreadPoolExecutor(max_workers=1)
     return pool.submit(app.approver.request, request)
+
+
+def decision_of(answer) -> Decision:
+    return as_answer(answer.result(timeout=5)).decision
 
 
 async def _wait_for_dialog(pilot) -> ApprovalScreen:
@@ -79,7 +88,7 @@ async def test_dialog_keys_answer_the_waiting_thread(app, key, decision):
         await _wait_for_dialog(pilot)
         assert not answer.done()
         await pilot.press(key)
-        assert answer.result(timeout=5) is decision
+        assert decision_of(answer) is decision
         await pilot.pause()
         assert app.screen is app.main_screen
 
@@ -88,12 +97,14 @@ async def test_dialog_buttons_answer_and_show_their_key_hints(app):
     async with app.run_test(size=SIZE) as pilot:
         answer = _ask(app)
         screen = await _wait_for_dialog(pilot)
-        labels = [str(button.label) for button in screen.query(Button)]
-        assert labels == ["Yes [y]", "No [n]", "Always for this session [a]"]
+        labels = [str(button.label) for button in screen.query(Button) if button.display]
+        assert labels == ["Yes [y]", "Always [a]", "No [n]", "No, tell why [r]", "Edit [e]"]
+        scope = str(screen.query_one("#approval-scope").render())
+        assert scope == "[a] allows from now on: commands that start with `make`"
         rendered = [str(button.render()) for button in screen.query(Button)]
         assert any("[a]" in text for text in rendered)
-        await pilot.click("#approval-always")
-        assert answer.result(timeout=5) is Decision.ALWAYS
+        await pilot.click("#approval-always-0")
+        assert answer.result(timeout=5) == ApprovalAnswer(Decision.ALWAYS, grant=GRANT)
 
 
 async def test_the_dialog_shows_the_command_in_full_and_shift_tab_does_not_cycle(app, session):
@@ -105,7 +116,7 @@ async def test_the_dialog_shows_the_command_in_full_and_shift_tab_does_not_cycle
         await pilot.press("shift+tab")
         assert session.approval_mode == "auto"
         await pilot.press("n")
-        assert answer.result(timeout=5) is Decision.NO
+        assert decision_of(answer) is Decision.NO
 
 
 async def test_write_previews_show_a_coloured_diff(app):
@@ -114,9 +125,12 @@ async def test_write_previews_show_a_coloured_diff(app):
                                   "writes a file", preview=DIFF)
         pending = ThreadPoolExecutor(max_workers=1).submit(app.approver.request, request)
         screen = await _wait_for_dialog(pilot)
-        assert "+new line" in str(screen.query_one("#approval-preview").render())
+        preview = str(screen.query_one("#approval-preview").render())
+        assert "+new line" in preview and "+++ b/notes.txt" not in preview  # the diff once, the path in the title
+        assert preview.count("new line") == 1 and "notes.txt" in str(screen.query_one("#approval-title").render())
+        assert "  2 │ +new line" in preview and "2   │ -old line" in preview  # old and new line numbers
         await pilot.press("y")
-        assert pending.result(timeout=5) is Decision.YES
+        assert decision_of(pending) is Decision.YES
     coloured = colour_diff(DIFF)
     styles = {str(span.style) for span in coloured.spans}
     assert {"$diff-added", "$diff-removed"} <= styles
@@ -131,12 +145,12 @@ async def test_queued_requests_appear_one_after_another(app):
         screen = app.screen
         assert "make one" in str(screen.query_one("#approval-arguments").render())
         await pilot.press("y")
-        assert first.result(timeout=5) is Decision.YES
+        assert decision_of(first) is Decision.YES
         screen = await _wait_for_dialog(pilot)
         assert "make two" in str(screen.query_one("#approval-arguments").render())
         assert not second.done()
         await pilot.press("n")
-        assert second.result(timeout=5) is Decision.NO
+        assert decision_of(second) is Decision.NO
 
 
 async def test_several_requests_at_once_say_how_many_wait(app):
@@ -150,7 +164,7 @@ async def test_several_requests_at_once_say_how_many_wait(app):
         for _ in answers:
             await _wait_for_dialog(pilot)
             await pilot.press("y")
-        assert [a.result(timeout=5) for a in answers] == [Decision.YES] * 3
+        assert [decision_of(a) for a in answers] == [Decision.YES] * 3
 
 
 def test_closing_the_approver_denies_waiting_requests():

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 from paicli_tui import events as ev
 from paicli_tui.config import Price
-from paicli_tui.tools.approval import ApprovalRequest, Decision
+from paicli_tui.tools.approval import ApprovalRequest, Decision, as_answer
 from paicli_tui.ui.screens.approval import ApprovalScreen
 from paicli_tui.ui.screens.main_screen import MainScreen
 from paicli_tui.ui.screens.plan_edit_dialogs import Confirm
@@ -141,7 +141,7 @@ async def test_the_run_screen_keeps_painting_under_an_approval_dialog(app, sessi
         await settle(pilot)
         assert screen.pane("worker-1").text.endswith("meanwhile")
         await pilot.press("n")
-        assert answer.result(timeout=5) is Decision.NO
+        assert as_answer(answer.result(timeout=5)).decision is Decision.NO
 
 
 async def test_tokens_and_cost_show_live_on_the_status_bar_and_the_run_screen(app, session):

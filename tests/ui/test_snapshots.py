@@ -12,10 +12,11 @@ import pytest
 
 from paicli_tui import events as ev
 from paicli_tui.tools.approval import ApprovalRequest
+from paicli_tui.tools.grants import proposed_grants
 from paicli_tui.ui.app import PaicliApp
 from paicli_tui.ui.screens.approval import ApprovalScreen
 from tests.ui.conftest import settle, submit
-from tests.ui.fake_session import FakeSession
+from tests.ui.fake_session import WORKSPACE, FakeSession
 
 THEMES = ["paicli-dark", "paicli-light"]
 WIDE = (120, 36)
@@ -76,8 +77,10 @@ async def _approval(pilot) -> None:
     app = pilot.app
     await submit(pilot, "fix the README")
     request = ApprovalRequest(
-        "react", "edit_file", {"path": "README.md", "old": "Run it with make.", "new": "Run it with `make serve`."},
-        "ask mode: edits need your yes", preview=DIFF,
+        "react", "edit_file",
+        {"path": "README.md", "old_string": "Run it with make.", "new_string": "Run it with `make serve`."},
+        "ASK mode: every file change waits for your yes", preview=DIFF,
+        grants=proposed_grants("edit_file", {"path": "README.md"}, WORKSPACE),
     )
     ThreadPoolExecutor(max_workers=1).submit(app.approver.request, request)
     while not isinstance(app.screen, ApprovalScreen):

@@ -55,5 +55,9 @@ def test_describe_events():
     assert describe(ev.TaskStatusChanged("executor", "task_1", "FAILED", error="boom")).text == "task_1 FAILED: boom"
     assert describe(ev.AgentFinished("react", "final", "done")) is None
     assert describe(ev.AgentFinished("react", "cancelled", "", "cancelled by the user")).kind == "warning"
-    assert describe(ev.ApprovalDecided("react", "write_file", "no")).text == "write_file: no"
+    assert describe(ev.ApprovalDecided("react", "write_file", "no")).text == "✗ you declined write_file"
+    assert describe(ev.ApprovalDecided("react", "write_file", "no", "not now")).text == (
+        "✗ you declined write_file: not now")
+    assert describe(ev.ApprovalDecided("react", "execute_command", "yes", "ASK mode")).text == (
+        "✓ you approved execute_command")
     assert describe(ev.ModelDelta("react", "c1", "content", "x")) is None

@@ -1,61 +1,56 @@
-"""The approval dialog (P-7.4): what a tool wants to do, and yes / no /
-always-for-this-session. Dismissing it answers the engine thread waiting on
-the request's Future (the app resolves it)."""
+"""The approval dialog (P-7.4, P-9.6): what a tool wants to do, shown once,
+and the person's choices: yes, always (with its scope in words), no, no with
+a reason for the agent, or edit before it runs. Dismissing it answers the
+engine thread waiting on the request's Future (the app resolves it)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Input, Static, TextArea
 
-from paicli_tui.tools.approval import ApprovalRequest, Decision
+from paicli_tui.tools.approval import ApprovalAnswer, ApprovalRequest, Decision
+from paicli_tui.ui.widgets.diff_view import colour_diff
 
-PREVIEW_LINES = 400
-
-
-def describe_arguments(arguments: dict) -> Content:
-    """Every argument in full: commands and paths are never shortened."""
-    lines = []
-    for key, value in arguments.items():
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        lines.append(Content.assemble((f"{key}: ", "bold"), text))
-    return Content("\n").join(lines) if lines else Content("(no arguments)")
+__all__ = ["ApprovalScreen", "colour_diff"]
+FILE_TOOLS = ("write_file", "edit_file")
+NEW_FILE = "\n@@ -0,0 "
+ALWAYS_LABELS = ("Always [a]", "Always, folder [d]")
 
 
-def colour_diff(preview: str) -> Content:
-    """A unified diff with added and removed lines in the theme's diff colours."""
-    lines = preview.splitlines()
-    shown = []
-    for line in lines[:PREVIEW_LINES]:
-        if line.startswith(("+++", "---")):
-            shown.append(Content.styled(line, "bold"))
-        elif line.startswith("+"):
-            shown.append(Content.styled(line, "$diff-added"))
-        elif line.startswith("-"):
-            shown.append(Content.styled(line, "$diff-removed"))
-        elif line.startswith("@@"):
-            shown.append(Content.styled(line, "$secondary"))
-        else:
-            shown.append(Content(line))
-    if len(lines) > PREVIEW_LINES:
-        shown.append(Content.styled(f"… {len(lines) - PREVIEW_LINES} more lines", "italic"))
-    return Content("\n").join(shown)
+def dialog_title(request: ApprovalRequest) -> Content:
+    path = request.arguments.get("path")
+    if request.tool in FILE_TOOLS and isinstance(path, str):
+        verb = "editing" if request.tool == "edit_file" else "creating" if NEW_FILE in request.preview else "overwriting"
+        return Content.assemble(("Allow ", "bold"), (f"{verb} ", "bold"), (path, "bold $accent"), ("?", "bold"))
+    if request.tool == "execute_command":
+        return Content.styled("Allow this command?", "bold")
+    return Content.assemble(("Allow ", "bold"), (request.tool, "bold $accent"), ("?", "bold"))
 
 
-class ApprovalScreen(ModalScreen[Decision]):
+def who_asks(request: ApprovalRequest) -> str:
+    agent = "the agent" if request.actor in ("react", "") else request.actor
+    return f"{agent} · {request.task}" if request.task else agent
+
+
+class ApprovalScreen(ModalScreen[ApprovalAnswer]):
     CSS_PATH = Path(__file__).with_name("approval.tcss")
 
     BINDINGS = [
         Binding("y", "decide('yes')", "Yes", id="approval.yes"),
+        Binding("a", "always(0)", "Always", id="approval.always"),
+        Binding("d", "always(1)", "Always for the folder", show=False, id="approval.always_folder"),
         Binding("n", "decide('no')", "No", id="approval.no"),
-        Binding("a", "decide('always')", "Always", id="approval.always"),
-        Binding("escape", "decide('no')", "No", show=False, id="approval.escape"),
+        Binding("r", "tell_why", "No, tell why", id="approval.reason"),
+        Binding("e", "edit", "Edit", id="approval.edit"),
+        Binding("escape", "back_or_no", "No", show=False, id="approval.escape"),
+        Binding("ctrl+s", "run_edited", "Run edited", show=False, id="approval.run_edited"),
     ]
 
     def __init__(self, request: ApprovalRequest, queued: int = 0) -> None:
@@ -66,27 +61,112 @@ class ApprovalScreen(ModalScreen[Decision]):
     def compose(self) -> ComposeResult:
         request = self.request
         with Vertical(id="approval-dialog"):
-            yield Static(Content.assemble(("Allow ", "bold"), (request.tool, "bold $accent"), ("?", "bold")),
-                         id="approval-title")
-            who = f"{request.actor} asks" if request.actor not in ("react", "") else "the agent asks"
-            reason = f": {request.reason}" if request.reason else ""
-            yield Static(Content(f"{who}{reason}"), id="approval-reason")
+            yield Static(dialog_title(request), id="approval-title")
+            yield Static(Content(f"{who_asks(request)} — {request.reason}"), id="approval-reason",
+                         classes="-risky" if request.risky else "")
             with VerticalScroll(id="approval-body"):
-                yield Static(describe_arguments(request.arguments), id="approval-arguments")
-                if request.preview and request.tool in ("write_file", "edit_file"):
-                    yield Static(colour_diff(request.preview), id="approval-preview")
-                elif request.preview:
-                    yield Static(Content(request.preview), id="approval-preview")
+                yield from self._body()
+            if request.grants:
+                yield Static(self._scopes(), id="approval-scope")
+            elif request.risky:
+                yield Static(Content.styled("Asked every time: no grant or allow rule covers a risky command.",
+                                            "$text-muted"), id="approval-scope")
             if self.queued:
-                yield Static(Content(f"{self.queued} more waiting"), id="approval-queued")
-            with Horizontal(id="approval-buttons"):
-                yield Button(Content("Yes [y]"), variant="success", id="approval-yes")
-                yield Button(Content("No [n]"), variant="error", id="approval-no")
-                yield Button(Content("Always for this session [a]"), variant="primary", id="approval-always")
+                yield Static(Content(f"{self.queued} more waiting after this one"), id="approval-queued")
+            with Vertical(id="approval-footer"):
+                yield Input(placeholder="Why not? The agent reads this", id="approval-why")
+                yield TextArea(self._editable_text(), id="approval-editor", soft_wrap=True, show_line_numbers=True)
+                yield Static(Content.styled("Enter sends · Esc goes back", "$text-muted"), id="approval-why-hint")
+                yield Button(Content("Run edited [ctrl+s]"), variant="warning", id="approval-run-edited", compact=True)
+                with Horizontal(id="approval-buttons"):
+                    yield from self._buttons()
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
+    def _body(self) -> ComposeResult:
+        request = self.request
+        if request.tool in FILE_TOOLS:
+            yield Static(colour_diff(request.preview), id="approval-preview")
+        elif request.tool == "execute_command":
+            yield Static(Content.assemble(("$ ", "bold $accent"), str(request.arguments.get("command", ""))),
+                         id="approval-arguments")
+            if request.workdir:
+                yield Static(Content.styled(f"in {request.workdir}", "$text-muted"), id="approval-workdir")
+        else:
+            lines = [Content.assemble((f"{key}: ", "bold"), str(value)) for key, value in request.arguments.items()]
+            yield Static(Content("\n").join(lines) if lines else Content("(no arguments)"), id="approval-arguments")
+
+    def _scopes(self) -> Content:
+        """What each Always button allows from now on, said in full."""
+        lines = [Content.assemble((f"[{key}]", "bold"), " allows from now on: ", grant.describe())
+                 for key, grant in zip("ad", self.request.grants)]
+        return Content("\n").join(lines)
+
+    def _buttons(self) -> ComposeResult:
+        yield Button(Content("Yes [y]"), variant="success", id="approval-yes", compact=True)
+        for index, label in enumerate(ALWAYS_LABELS[: len(self.request.grants)]):
+            yield Button(Content(label), variant="primary", id=f"approval-always-{index}", compact=True)
+        yield Button(Content("No [n]"), variant="error", id="approval-no", compact=True)
+        yield Button(Content("No, tell why [r]"), id="approval-reason-button", compact=True)
+        if self.request.editable:
+            yield Button(Content("Edit [e]"), id="approval-edit", compact=True)
+
+    def _editable_text(self) -> str:
+        field = self.request.editable
+        value = self.request.arguments.get(field, "") if field else ""
+        return value if isinstance(value, str) else ""
+
+    # -- choices -----------------------------------------------------------------
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.action_decide((event.button.id or "approval-no").removeprefix("approval-"))
+        button = event.button.id or ""
+        if button.startswith("approval-always-"):
+            self.action_always(int(button.rsplit("-", 1)[1]))
+        elif button == "approval-reason-button":
+            self.action_tell_why()
+        elif button == "approval-edit":
+            self.action_edit()
+        elif button == "approval-run-edited":
+            self.action_run_edited()
+        else:
+            self.action_decide(button.removeprefix("approval-"))
+
+    def _typing(self) -> bool:
+        return self.has_class("-why") or self.has_class("-editing")
 
     def action_decide(self, answer: str) -> None:
-        self.dismiss(Decision(answer))
+        if not self._typing():
+            self.dismiss(ApprovalAnswer(Decision(answer)))
+
+    def action_always(self, index: int) -> None:
+        if not self._typing() and index < len(self.request.grants):
+            self.dismiss(ApprovalAnswer(Decision.ALWAYS, grant=self.request.grants[index]))
+
+    def action_tell_why(self) -> None:
+        if not self._typing():
+            self.add_class("-why")
+            self.query_one("#approval-why", Input).focus()
+
+    def action_edit(self) -> None:
+        if not self._typing() and self.request.editable:
+            self.add_class("-editing")
+            self.query_one("#approval-editor", TextArea).focus()
+
+    def action_run_edited(self) -> None:
+        if self.has_class("-editing"):
+            text = self.query_one("#approval-editor", TextArea).text
+            if self.request.tool == "execute_command":
+                text = text.strip()
+            self.dismiss(ApprovalAnswer(Decision.EDIT, edited=text))
+
+    def action_back_or_no(self) -> None:
+        if self._typing():
+            self.remove_class("-why", "-editing")
+            self.query_one("#approval-yes", Button).focus()
+            return
+        self.dismiss(ApprovalAnswer(Decision.NO))
+
+    @on(Input.Submitted, "#approval-why")
+    def _reason_given(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(ApprovalAnswer(Decision.NO, reason=event.value.strip()))

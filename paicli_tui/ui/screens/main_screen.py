@@ -22,6 +22,7 @@ from paicli_tui.config import MODES
 from paicli_tui.ui.painter import TranscriptPainter
 from paicli_tui.ui.plan_edit_state import id_prefix_of
 from paicli_tui.ui.run_figures import session_price
+from paicli_tui.ui.screens.permissions import PermissionsScreen
 from paicli_tui.ui.slash_commands import SlashCommand, help_text, parse_slash
 from paicli_tui.ui.widgets.prompt_input import PromptInput
 from paicli_tui.ui.widgets.status_bar import StatusBar, short_path
@@ -103,9 +104,11 @@ class MainScreen(Screen):
         )
         settings = getattr(self.session, "settings", None)
         problem = settings.resolved().missing_key() if settings is not None else None
-        if problem:
+        problems = [problem] if problem else []
+        problems += getattr(self.session, "warnings", [])
+        for line in problems:
             # Said up front rather than after a failed request; the app stays usable.
-            await self.transcript.add_line(problem, "warning")
+            await self.transcript.add_line(line, "warning")
         self.prompt.focus()
         if self.plan is not None:
             await self.start_plan(self.plan)
@@ -201,6 +204,8 @@ class MainScreen(Screen):
             case "/clear":
                 await t.clear()
                 await self._submit("/clear", echo=False)
+            case "/permissions":
+                self.app.push_screen(PermissionsScreen(self.session))
             case "/help":
                 await t.add_line(help_text(), "info")
             case "/quit":

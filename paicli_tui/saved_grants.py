@@ -1,0 +1,91 @@
+"""Grants a person chose to keep for one workspace (P-9.6).
+
+They live in the config directory, never in the workspace: a rule that
+allows something must come from the person, not from a cloned repository.
+``permissions.toml`` holds one table per workspace:
+
+    [[workspace]]
+    path = "/home/me/project"
+    allow = ["command: python -m pytest", "path: src/"]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import tomllib
+from pathlib import Path
+
+from paicli_tui.config import ConfigError, config_dir
+
+HEADER = "# Written by paicli: grants kept per workspace (/permissions). Edit or delete freely.\n"
+
+
+def saved_grants_file() -> Path:
+    return config_dir() / "permissions.toml"
+
+
+def load_saved_rules(workspace: Path, path: Path | None = None) -> list[str]:
+    """The allow rules saved for ``workspace``; ConfigError (one line) when
+    the file cannot be read."""
+    return list(_tables(path or saved_grants_file()).get(str(workspace.resolve()), []))
+
+
+def save_rule(workspace: Path, rule: str, path: Path | None = None) -> Path:
+    path = path or saved_grants_file()
+    tables = _tables(path)
+    rules = tables.setdefault(str(workspace.resolve()), [])
+    if rule not in rules:
+        rules.append(rule)
+    _write(path, tables)
+    return path
+
+
+def remove_rule(workspace: Path, rule: str, path: Path | None = None) -> bool:
+    path = path or saved_grants_file()
+    tables = _tables(path)
+    rules = tables.get(str(workspace.resolve()), [])
+    if rule not in rules:
+        return False
+    rules.remove(rule)
+    _write(path, tables)
+    return True
+
+
+def _tables(path: Path) -> dict[str, list[str]]:
+    if not path.exists():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    tables: dict[str, list[str]] = {}
+    for number, entry in enumerate(data.get("workspace", []), start=1):
+        path_value, allow = entry.get("path") if isinstance(entry, dict) else None, None
+        if isinstance(entry, dict):
+            allow = entry.get("allow", [])
+        if not isinstance(path_value, str) or not isinstance(allow, list) or not all(isinstance(r, str) for r in allow):
+            raise ConfigError(f"{path}: workspace entry {number}: needs path = \"…\" and allow = [\"…\", …]")
+        tables.setdefault(path_value, []).extend(allow)
+    return tables
+
+
+def _write(path: Path, tables: dict[str, list[str]]) -> None:
+    # JSON strings are valid TOML basic strings: no TOML writer needed.
+    blocks = [
+        f"[[workspace]]\npath = {json.dumps(where)}\nallow = [{', '.join(json.dumps(r) for r in rules)}]\n"
+        for where, rules in tables.items()
+        if rules
+    ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".permissions.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(HEADER + "\n" + "\n".join(blocks))
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
