@@ -126,10 +126,8 @@ def _retrying(workspace: Path, raw: str, shown: str, attempt):
             continue
         except FileNotFoundError:
             raise ToolError(f"{shown} does not exist") from None
-        except NotADirectoryError as exc:
-            raise ToolError(f"cannot reach {shown}: {exc.filename} is not a directory") from None
-        except OSError as exc:
-            raise ToolError(f"cannot open {shown}: {exc.strerror or type(exc).__name__}") from None
+        # Any other OSError (a file where a directory should be, no
+        # permission) goes to the registry, which names the tool and the entry.
     raise ToolError(f"refused: path {raw!r} kept changing while it was being opened")
 
 
@@ -271,7 +269,7 @@ class _Walk:
             if stat.S_ISLNK(mode):
                 self._follow(part)
             elif exc.errno == errno.ENOTDIR and mode and not stat.S_ISDIR(mode):
-                raise NotADirectoryError(errno.ENOTDIR, "not a directory", part) from None
+                raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), part) from None
             else:  # it changed between the open and the look
                 self._again(part)
 
