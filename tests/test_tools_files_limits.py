@@ -16,7 +16,8 @@ import pytest
 
 from paicli_tui.tools.approval import AutoApprover
 from paicli_tui.tools.base import ToolContext, ToolError
-from paicli_tui.tools.files import DIFF_CAP_BYTES, EDIT_CAP_BYTES, READ_CAP_BYTES, EditFile, ReadFile, WriteFile
+from paicli_tui.tools.files import (DIFF_CAP_BYTES, EDIT_CAP_BYTES, READ_CAP_BYTES, EditFile, ReadFile, WriteFile,
+                                   _select_lines)
 from paicli_tui.tools.trusted_urls import TrustedUrls
 
 GIANT_BYTES = 300 * 2**20
@@ -164,3 +165,13 @@ def test_read_file_with_long_lines_keeps_line_numbers_and_continuation(workspace
     assert ReadFile(workspace).run({"path": "long.txt", "start_line": 6}, context()).content == "tail\n"
     with pytest.raises(ToolError, match="has 6 lines; start_line 8 is past the end"):
         ReadFile(workspace).run({"path": "long.txt", "start_line": 8}, context())
+
+
+def test_a_giant_line_after_the_cap_is_not_read_through(workspace):
+    path = workspace / "tail.txt"
+    path.write_bytes(b"a\nb\n" + b"q" * (8 * 2**20) + b"\nlast\n")
+    with path.open("rb") as handle:
+        lines, _seen, truncated = _select_lines(handle, 1, None)
+        stopped_at = handle.tell()
+    assert lines == ["a\n", "b\n"] and truncated
+    assert stopped_at <= 2 * READ_CAP_BYTES

@@ -99,7 +99,10 @@ def _select_lines(handle: BinaryIO, start: int, end: int | None) -> tuple[list[s
     number = 0
     while end is None or number < end:
         selecting = number + 1 >= start
-        raw = _next_line(handle, READ_CAP_BYTES - size + 1 if selecting else LINE_PIECE_BYTES)
+        # A selected line cut at the cap ends the read, so only skipped lines
+        # need the rest of them read past.
+        raw = (_next_line(handle, READ_CAP_BYTES - size + 1, drain=False) if selecting
+               else _next_line(handle, LINE_PIECE_BYTES, drain=True))
         if raw is None:
             break
         number += 1
@@ -114,13 +117,14 @@ def _select_lines(handle: BinaryIO, start: int, end: int | None) -> tuple[list[s
     return lines, number, False
 
 
-def _next_line(handle: BinaryIO, keep: int) -> bytes | None:
-    """The next line with at most ``keep`` bytes of it kept (the rest is read
-    in bounded pieces and dropped), or None at the end of the file."""
+def _next_line(handle: BinaryIO, keep: int, drain: bool) -> bytes | None:
+    """The next line with at most ``keep`` bytes of it kept, or None at the
+    end of the file. With ``drain`` the rest of a longer line is read in
+    bounded pieces and dropped, so the next call starts on the next line."""
     head = handle.readline(keep)
     if not head:
         return None
-    if not head.endswith(b"\n"):
+    if drain and not head.endswith(b"\n"):
         while piece := handle.readline(LINE_PIECE_BYTES):
             if piece.endswith(b"\n"):
                 break
