@@ -4,51 +4,47 @@ from __future__ import annotations
 
 import difflib
 import os
-import tempfile
+import stat
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from paicli_tui.tools import safe_fs
 from paicli_tui.tools.base import Tool, ToolContext, ToolError, ToolResult, object_schema, plural
 from paicli_tui.tools.sandbox import display_path, looks_binary, resolve_in_workspace
 
 READ_CAP_BYTES = 256 * 1024
 BINARY_SNIFF_BYTES = 8192
+#: Lines are read in pieces of at most this much, so one giant line never
+#: sits whole in memory.
+LINE_PIECE_BYTES = 64 * 1024
+#: The largest old content write_file reads to show a diff.
+DIFF_CAP_BYTES = 2 * 1024 * 1024
+#: The largest file edit_file works on (it holds it in memory twice).
+EDIT_CAP_BYTES = 10 * 1024 * 1024
 PATH_PROPERTY = {"type": "string", "minLength": 1, "description": "Path relative to the workspace root."}
 
 
-def read_text(path: Path, shown: str) -> str:
-    """The whole file as UTF-8 text, refusing directories and binary data."""
-    if path.is_dir():
-        raise ToolError(f"{shown} is a directory")
-    if not path.exists():
-        raise ToolError(f"{shown} does not exist")
-    if not path.is_file():
-        raise ToolError(f"{shown} is not a regular file")
-    data = path.read_bytes()
+def _located(workspace: Path, raw: str) -> str:
+    """How ``raw`` is named in messages; refuses plain escapes early. The
+    file is then opened by safe_fs, which does not trust this check."""
+    return display_path(workspace, resolve_in_workspace(workspace, raw))
+
+
+def read_text(workspace: Path, raw: str, shown: str) -> str:
+    """The whole file as UTF-8 text, refusing directories, binary data and
+    files over EDIT_CAP_BYTES."""
+    with safe_fs.open_file(workspace, raw, shown) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        data = handle.read(EDIT_CAP_BYTES + 1)
+    if max(size, len(data)) > EDIT_CAP_BYTES:
+        raise ToolError(f"{shown} is {size} bytes; edit_file works on files up to {EDIT_CAP_BYTES // 2**20} MiB "
+                        "(use write_file to replace it whole)")
     if looks_binary(data[:BINARY_SNIFF_BYTES]):
         raise ToolError(f"{shown} looks like a binary file; refusing to treat it as text")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ToolError(f"{shown} is not valid UTF-8 text (byte {exc.start})") from None
-
-
-def atomic_write(path: Path, text: str) -> None:
-    """Write through a temp file in the same directory and rename it over the
-    target, so readers never see half a file and a crash leaves the old one."""
-    mode = path.stat().st_mode & 0o7777 if path.exists() else None
-    fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(temp_name, mode)
-        os.replace(temp_name, path)
-    except BaseException:
-        Path(temp_name).unlink(missing_ok=True)
-        raise
 
 
 def unified_diff(before: str, after: str, shown: str) -> str:
@@ -71,19 +67,12 @@ class ReadFile(Tool):
     }, ["path"])
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        path = resolve_in_workspace(self.workspace, args["path"])
-        shown = display_path(self.workspace, path)
+        shown = _located(self.workspace, args["path"])
         start = args.get("start_line", 1)
         end = args.get("end_line")
         if end is not None and end < start:
             raise ToolError(f"end_line {end} is before start_line {start}")
-        if path.is_dir():
-            raise ToolError(f"{shown} is a directory; use list_dir")
-        if not path.exists():
-            raise ToolError(f"{shown} does not exist")
-        if not path.is_file():  # a FIFO or device would block or never end
-            raise ToolError(f"{shown} is not a regular file")
-        with path.open("rb") as handle:
+        with safe_fs.open_file(self.workspace, args["path"], shown, "; use list_dir") as handle:
             if looks_binary(handle.read(BINARY_SNIFF_BYTES)):
                 raise ToolError(f"{shown} looks like a binary file; refusing to read it as text")
             handle.seek(0)
@@ -102,16 +91,23 @@ class ReadFile(Tool):
 
 
 def _select_lines(handle: BinaryIO, start: int, end: int | None) -> tuple[list[str], int, bool]:
-    """Lines start..end decoded leniently, stopping at the byte cap.
-    Returns (lines, lines seen, truncated)."""
+    """Lines start..end decoded leniently, stopping at the byte cap; memory
+    stays within the cap however long a line is. Returns (lines, lines seen,
+    truncated)."""
     lines: list[str] = []
     size = 0
     number = 0
-    for number, raw in enumerate(handle, start=1):
-        if number < start:
+    while end is None or number < end:
+        selecting = number + 1 >= start
+        # A selected line cut at the cap ends the read, so only skipped lines
+        # need the rest of them read past.
+        raw = (_next_line(handle, READ_CAP_BYTES - size + 1, drain=False) if selecting
+               else _next_line(handle, LINE_PIECE_BYTES, drain=True))
+        if raw is None:
+            break
+        number += 1
+        if not selecting:
             continue
-        if end is not None and number > end:
-            return lines, number, False
         size += len(raw)
         if size > READ_CAP_BYTES:
             if not lines:  # one enormous line (minified code): show its start
@@ -119,6 +115,20 @@ def _select_lines(handle: BinaryIO, start: int, end: int | None) -> tuple[list[s
             return lines, number, True
         lines.append(raw.decode("utf-8", errors="replace"))
     return lines, number, False
+
+
+def _next_line(handle: BinaryIO, keep: int, drain: bool) -> bytes | None:
+    """The next line with at most ``keep`` bytes of it kept, or None at the
+    end of the file. With ``drain`` the rest of a longer line is read in
+    bounded pieces and dropped, so the next call starts on the next line."""
+    head = handle.readline(keep)
+    if not head:
+        return None
+    if drain and not head.endswith(b"\n"):
+        while piece := handle.readline(LINE_PIECE_BYTES):
+            if piece.endswith(b"\n"):
+                break
+    return head
 
 
 class WriteFile(Tool):
@@ -131,26 +141,39 @@ class WriteFile(Tool):
     }, ["path", "content"])
     read_only = False
 
-    def _prepare(self, args: dict[str, Any]) -> tuple[Path, str, str]:
-        path = resolve_in_workspace(self.workspace, args["path"])
-        shown = display_path(self.workspace, path)
-        if path.is_dir():
-            raise ToolError(f"{shown} is a directory")
-        before = read_text(path, shown) if path.exists() else ""
-        return path, shown, before
-
     def preview(self, args: dict[str, Any]) -> str:
-        _path, shown, before = self._prepare(args)
+        shown = _located(self.workspace, args["path"])
+        found = safe_fs.stat_file(self.workspace, args["path"], shown)
+        if found is None:
+            return unified_diff("", args["content"], shown)
+        if stat.S_ISDIR(found.st_mode):
+            raise ToolError(f"{shown} is a directory")
+        if found.st_size > DIFF_CAP_BYTES:
+            return _replacing(f"a {found.st_size}-byte file (too large to diff)", args["content"], shown)
+        with safe_fs.open_file(self.workspace, args["path"], shown) as handle:
+            data = handle.read(DIFF_CAP_BYTES + 1)
+        if len(data) > DIFF_CAP_BYTES:  # it grew since the stat
+            return _replacing(f"a file of over {DIFF_CAP_BYTES} bytes (too large to diff)", args["content"], shown)
+        if looks_binary(data[:BINARY_SNIFF_BYTES]):
+            return _replacing(f"a binary file ({len(data)} bytes)", args["content"], shown)
+        try:
+            before = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return _replacing(f"a non-UTF-8 file ({len(data)} bytes)", args["content"], shown)
         return unified_diff(before, args["content"], shown)
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        path, shown, _before = self._prepare(args)
-        existed = path.exists()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, args["content"])
+        shown = _located(self.workspace, args["path"])
+        existed = safe_fs.replace_file(self.workspace, args["path"], shown, args["content"].encode("utf-8"))
         count = len(args["content"].splitlines())
         verb = "overwrote" if existed else "created"
         return ToolResult(True, f"{verb} {shown} ({plural(count, 'line')})", f"{verb} {shown}, {plural(count, 'line')}")
+
+
+def _replacing(what: str, content: str, shown: str) -> str:
+    """A preview for old content that cannot be shown as a diff: a note, then
+    the new content as added lines."""
+    return f"replaces {what}\n" + unified_diff("", content, shown)
 
 
 class EditFile(Tool):
@@ -164,25 +187,24 @@ class EditFile(Tool):
     }, ["path", "old_string", "new_string"])
     read_only = False
 
-    def _prepare(self, args: dict[str, Any]) -> tuple[Path, str, str, str]:
-        path = resolve_in_workspace(self.workspace, args["path"])
-        shown = display_path(self.workspace, path)
-        before = read_text(path, shown)
+    def _prepare(self, args: dict[str, Any]) -> tuple[str, str, str]:
+        shown = _located(self.workspace, args["path"])
+        before = read_text(self.workspace, args["path"], shown)
         count = before.count(args["old_string"])
         if count != 1:
             hint = ("check whitespace, indentation and line endings" if count == 0
                     else "include more surrounding lines to make it unique")
             raise ToolError(f"old_string occurs {plural(count, 'time')} in {shown}; it must occur exactly once ({hint})")
         after = before.replace(args["old_string"], args["new_string"], 1)
-        return path, shown, before, after
+        return shown, before, after
 
     def preview(self, args: dict[str, Any]) -> str:
-        _path, shown, before, after = self._prepare(args)
+        shown, before, after = self._prepare(args)
         return unified_diff(before, after, shown)
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        path, shown, before, after = self._prepare(args)
-        atomic_write(path, after)
+        shown, before, after = self._prepare(args)
+        safe_fs.replace_file(self.workspace, args["path"], shown, after.encode("utf-8"))
         removed = len(args["old_string"].splitlines()) or 1
         added = len(args["new_string"].splitlines())
         line = before[: before.index(args["old_string"])].count("\n") + 1

@@ -7,6 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from paicli_tui.tools import safe_fs
 from paicli_tui.tools.base import Tool, ToolContext, ToolError, ToolResult, object_schema, plural
 from paicli_tui.tools.sandbox import display_path, resolve_in_workspace
 from paicli_tui.tools.walk import workspace_files
@@ -24,29 +25,24 @@ class ListDir(Tool):
     }, [])
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        path = resolve_in_workspace(self.workspace, args.get("path") or ".")
-        shown = display_path(self.workspace, path)
-        if not path.exists():
-            raise ToolError(f"{shown} does not exist")
-        if not path.is_dir():
-            raise ToolError(f"{shown} is a file, not a directory; use read_file")
-        entries = sorted(path.iterdir(), key=lambda p: (not p.is_dir(), p.name))
-        lines = [_describe(entry) for entry in entries[:LIST_CAP]]
-        if len(entries) > LIST_CAP:
-            lines.append(f"[{len(entries) - LIST_CAP} more entries not shown]")
+        raw = args.get("path") or "."
+        # The check names the directory in messages; the listing itself goes
+        # through safe_fs, which does not trust it (a symlink may be swapped in).
+        shown = display_path(self.workspace, resolve_in_workspace(self.workspace, raw))
+        entries, total = safe_fs.list_dir(self.workspace, raw, shown, LIST_CAP)
+        lines = [_describe(entry) for entry in entries]
+        if total > LIST_CAP:
+            lines.append(f"[{total - LIST_CAP} more entries not shown]")
         body = "\n".join(lines) if lines else "(empty directory)"
-        return ToolResult(True, body, f"listed {plural(len(entries), 'entry', 'entries')} in {shown}")
+        return ToolResult(True, body, f"listed {plural(total, 'entry', 'entries')} in {shown}")
 
 
-def _describe(entry: Path) -> str:
-    if entry.is_symlink():
+def _describe(entry: safe_fs.Entry) -> str:
+    if entry.is_symlink:
         return f"{entry.name}@"
-    if entry.is_dir():
+    if entry.is_dir:
         return f"{entry.name}/"
-    try:
-        return f"{entry.name}  {entry.stat().st_size}"
-    except OSError:
-        return entry.name
+    return entry.name if entry.size is None else f"{entry.name}  {entry.size}"
 
 
 class GlobFiles(Tool):

@@ -1,5 +1,10 @@
 """Workspace sandbox (P-6.3): every path a tool touches must resolve, with
-symlinks followed, to a place inside the workspace."""
+symlinks followed, to a place inside the workspace.
+
+``resolve_in_workspace`` is a check by name, good for messages and an early
+refusal; it cannot hold on its own, since a name may change before it is
+used. The file tools open through safe_fs, which re-checks every component
+while it opens it."""
 
 from __future__ import annotations
 
@@ -25,13 +30,24 @@ def resolve_in_workspace(workspace: Path, raw: str) -> Path:
     root = workspace.resolve()
     # realpath follows symlinks even when their target does not exist yet, so
     # a dangling link pointing out is caught before anything writes through it.
-    resolved = Path(os.path.realpath(root / raw))
+    resolved = _realpath(root / raw, raw)
     if resolved == root or resolved.is_relative_to(root):
         return resolved
     lexical = Path(os.path.normpath(root / raw))
     if lexical == root or lexical.is_relative_to(root):
         raise ToolError(f"refused: path {raw!r} resolves outside the workspace through a symlink (to {resolved})")
     raise ToolError(f"refused: path {raw!r} is outside the workspace")
+
+
+def _realpath(path: Path, raw: str) -> Path:
+    # realpath reads each symlink after looking at it; when another process
+    # swaps the entry in between, readlink fails (EINVAL): look again.
+    for _ in range(8):
+        try:
+            return Path(os.path.realpath(path))
+        except OSError as exc:
+            error = exc
+    raise ToolError(f"refused: path {raw!r} kept changing while it was checked ({error.strerror})")
 
 
 def display_path(workspace: Path, path: Path) -> str:
