@@ -5,6 +5,7 @@ the model can read."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -14,7 +15,7 @@ from jsonschema.exceptions import best_match
 from paicli_tui.config import Settings
 from paicli_tui.llm.types import ToolCall
 from paicli_tui.tools.approval import ApprovalPolicy
-from paicli_tui.tools.base import Tool, ToolContext, ToolError, ToolResult
+from paicli_tui.tools.base import Deadline, Tool, ToolContext, ToolError, ToolResult
 from paicli_tui.tools.files import EditFile, ReadFile, WriteFile
 from paicli_tui.tools.gate import ApprovalGate
 from paicli_tui.tools.grep import GrepCode
@@ -71,7 +72,7 @@ class ToolRegistry:
             gate = self._gate.check(tool, args, ctx)
             if not gate.allowed:
                 return ToolResult(False, gate.denial, gate.denial)
-            return tool.run(args, ctx)
+            return tool.run(args, self._with_deadline(ctx))
         except ToolError as exc:
             return _failed(str(exc), str(exc))
         except OSError as exc:
@@ -80,6 +81,16 @@ class ToolRegistry:
             return _failed(message, message)
         except Exception as exc:  # a tool bug must reach the model as a result, not crash the loop
             return _failed(f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}", f"{call.name} crashed")
+
+    def _with_deadline(self, ctx: ToolContext) -> ToolContext:
+        """A copy of ``ctx`` for one call: calls run in parallel share the
+        caller's context, so each gets its own clock, started after approval
+        (time spent waiting for the user does not count). A caller's earlier
+        deadline is kept."""
+        deadline = Deadline.after(self.settings.tool_timeout)
+        if ctx.deadline is not None and ctx.deadline.at < deadline.at:
+            deadline = ctx.deadline
+        return replace(ctx, deadline=deadline)
 
     def _arguments(self, tool: Tool, raw: str) -> dict[str, Any]:
         prefix = f"invalid arguments for {tool.name}"
