@@ -82,7 +82,7 @@ class GrepCode(Tool):
                 matches.append(f"{relative}:{data['line_number']}: {text}")
                 files.add(relative)
             if not more and not finished:
-                raise ToolError(_failure(pattern, rg.stderr))
+                raise ToolError(_failure(pattern, rg.stderr, rg.returncode))
             unreadable = shown_unreadable(root, rg.stderr)
 
         lines = list(matches) or [f"no matches for {pattern!r} in {_scope(root, start)}"]
@@ -128,7 +128,9 @@ def _text(field: dict[str, str]) -> str:
     return base64.b64decode(field.get("bytes", "")).decode("utf-8", errors="replace")
 
 
-def _failure(pattern: str, stderr: str) -> str:
+def _failure(pattern: str, stderr: str, returncode: int | None) -> str:
+    if returncode is not None and returncode < 0:
+        return f"grep_code stopped: ripgrep was killed by signal {-returncode}"
     reason = fatal_error(stderr)
     if "regex parse error" in stderr or "regex" in reason:
         return f"invalid regular expression {pattern!r}: {reason} (Rust regex syntax; no look-around or backreferences)"
