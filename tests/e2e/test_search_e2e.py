@@ -55,3 +55,16 @@ def test_ctrl_c_during_a_search_stops_rg(workspace, paicli_home):
     assert proc.returncode == 130, err
     assert rg_searches_in(workspace) == []
     assert ledger_lines(paicli_home)[0]["event"] == "session_started"
+
+
+def test_tool_timeout_setting_ends_a_long_search_with_a_failed_result(workspace, paicli_home):
+    write_slow_tree(workspace)
+    script = Script({"react": [Reply(tool_calls=[("grep_code", {"pattern": SLOW_PATTERN})]), Reply(content="done")]})
+    with LoopbackServer(script) as server:
+        proc = run_paicli(["run", "--base-url", server.base_url, "--model", "m", "--workspace", str(workspace),
+                           "search"], home=paicli_home, cwd=workspace, timeout=40,
+                          env=paicli_env(paicli_home, PAICLI_TOOL_TIMEOUT="0.5"))
+    assert proc.returncode == 0, proc.stderr
+    (result,) = _tool_messages(script.requests[1])
+    assert "grep_code stopped after 0.5 s (deadline); narrow the search" in result
+    assert rg_searches_in(workspace) == []
