@@ -81,6 +81,9 @@ class Settings(BaseModel):
     approval_mode: Literal["auto", "ask", "plan"] = "auto"
     command_timeout: float = Field(120.0, gt=0)
     """Default execute_command timeout in seconds."""
+    tool_timeout: float = Field(60.0, gt=0)
+    """Seconds any other tool call may run (a search over a huge tree stops
+    with a failed result); execute_command keeps command_timeout."""
     max_history_chars: int = Field(120_000, ge=2_000)
     """Compact the conversation beyond this many characters."""
     max_turns: int | None = Field(None, ge=1)

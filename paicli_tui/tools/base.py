@@ -4,6 +4,7 @@ base class the registry drives."""
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -34,10 +35,39 @@ class ToolContext:
     bus: "EventBus | None" = None
     task: str = ""
     """The task or step the agent works on ("step_2: add tests"), for the dialog."""
+    deadline: "Deadline | None" = None
+    """When this call must stop; the registry sets one per call."""
+
+    def check_stop(self, tool: str, advice: str = "narrow the search") -> None:
+        """Raise ToolStopped once the call is cancelled or past its deadline.
+        Long-running tools call this between units of work."""
+        if self.cancel.is_set():
+            raise ToolStopped(f"{tool} cancelled")
+        if self.deadline is not None and self.deadline.expired():
+            raise ToolStopped(f"{tool} stopped after {self.deadline.seconds:g} s (deadline); {advice}")
+
+
+@dataclass(frozen=True)
+class Deadline:
+    seconds: float
+    """The budget, for messages."""
+    at: float
+    """``time.monotonic()`` value at which it expires."""
+
+    @classmethod
+    def after(cls, seconds: float) -> "Deadline":
+        return cls(seconds, time.monotonic() + seconds)
+
+    def expired(self) -> bool:
+        return time.monotonic() >= self.at
 
 
 class ToolError(Exception):
     """A refusal or failure the model should read: ``str()`` is one line."""
+
+
+class ToolStopped(ToolError):
+    """The call was cancelled or ran out of time before it finished."""
 
 
 class Tool:

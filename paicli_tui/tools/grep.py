@@ -1,15 +1,19 @@
-"""grep_code: a regex search over the workspace's source files."""
+"""grep_code: a regex search over the workspace's source files, run by
+ripgrep so that no pattern can backtrack forever and a cancel or the
+call's deadline stops it at once."""
 
 from __future__ import annotations
 
-import re
+import base64
+import json
 from pathlib import Path
 from typing import Any
 
 from paicli_tui.tools.base import Tool, ToolContext, ToolError, ToolResult, object_schema, plural
-from paicli_tui.tools.listing import glob_regex
+from paicli_tui.tools.globs import glob_matcher, glob_start
+from paicli_tui.tools.rg import RgProcess, common_flags, fatal_error
 from paicli_tui.tools.sandbox import display_path, looks_binary, resolve_in_workspace
-from paicli_tui.tools.walk import workspace_files
+from paicli_tui.tools.walk import search_arg, shown_unreadable, skipped_note, virtualenv_excludes
 
 DEFAULT_MATCHES = 100
 MAX_MATCHES = 500
@@ -20,12 +24,14 @@ MAX_LINE_CHARS = 300
 class GrepCode(Tool):
     name = "grep_code"
     description = (
-        "Search workspace files for a Python regular expression; prints 'path:line: text' per matching line. "
+        "Search workspace files for a regular expression (Rust regex syntax: like Python's, without "
+        "look-around and backreferences); prints 'path:line: text' per matching line. "
         "Optional path limits the search to a directory or file; optional glob filters file paths "
         "(e.g. '**/*.py'). Skips .git, virtualenvs, node_modules, binary files and git-ignored files."
     )
     parameters = object_schema({
-        "pattern": {"type": "string", "minLength": 1, "description": "Regular expression (Python syntax)."},
+        "pattern": {"type": "string", "minLength": 1,
+                    "description": "Regular expression (Rust regex syntax; no look-around or backreferences)."},
         "path": {"type": "string", "description": "Directory or file to search, relative to the workspace."},
         "glob": {"type": "string", "description": "Only files whose workspace-relative path matches this glob."},
         "ignore_case": {"type": "boolean", "description": "Case-insensitive match (default false)."},
@@ -34,57 +40,107 @@ class GrepCode(Tool):
     }, ["pattern"])
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        try:
-            regex = re.compile(args["pattern"], re.IGNORECASE if args.get("ignore_case") else 0)
-        except re.error as exc:
-            raise ToolError(f"invalid regular expression {args['pattern']!r}: {exc}") from None
+        pattern = args["pattern"]
+        root = self.workspace.resolve()
         start = resolve_in_workspace(self.workspace, args.get("path") or ".")
         if not start.exists():
-            raise ToolError(f"{display_path(self.workspace, start)} does not exist")
+            raise ToolError(f"{display_path(root, start)} does not exist")
+        if not start.is_file() and not start.is_dir():
+            raise ToolError(f"{display_path(root, start)} is not a regular file or directory")
+        glob = args.get("glob")
+        path_filter = glob_matcher(glob) if glob else None
+        target = _search_target(root, start, glob)
+        if target is None or (target.is_file() and not _searchable_file(target)):
+            return _no_matches(pattern, root, start)
+
         limit = args.get("max_results", DEFAULT_MATCHES)
-        path_filter = glob_regex(args["glob"]) if args.get("glob") else None
-        root = self.workspace.resolve()
-        files = [start] if start.is_file() else workspace_files(start, ctx.cancel)
+        excludes = virtualenv_excludes(root, target, ctx, self.name) if target.is_dir() else []
+        rg_args = ["--json", *common_flags(), *[flag for glob in excludes for flag in ("--glob", glob)],
+                   "--sort", "path", "--max-filesize", str(MAX_FILE_BYTES), "--max-count", str(limit + 1),
+                   "--ignore-case" if args.get("ignore_case") else "--case-sensitive",
+                   "--regexp", pattern, "--", search_arg(root, target)]
         matches: list[str] = []
-        searched = 0
-        more = False
-        for path in files:
-            if ctx.cancel.is_set():
-                break
-            relative = display_path(root, path)
-            if path_filter is not None and not path_filter.fullmatch(Path(relative).as_posix()):
-                continue
-            lines = _text_lines(path, root)
-            if lines is None:
-                continue
-            searched += 1
-            for number, line in enumerate(lines, start=1):
-                if regex.search(line):
-                    if len(matches) == limit:
-                        more = True
-                        break
-                    text = line if len(line) <= MAX_LINE_CHARS else line[:MAX_LINE_CHARS] + "…"
-                    matches.append(f"{relative}:{number}: {text}")
-            if more:
-                break
-        body = "\n".join(matches) if matches else f"no matches for {args['pattern']!r} in {plural(searched, 'file')}"
+        files: set[str] = set()
+        more = finished = False
+        with RgProcess(rg_args, root, ctx, self.name) as rg:
+            for raw in rg.lines():
+                message = json.loads(raw) if raw.strip() else {}
+                kind = message.get("type")
+                if kind == "summary":
+                    finished = True
+                if kind != "match":
+                    continue
+                data = message["data"]
+                relative = _text(data["path"]).removeprefix("./")
+                if path_filter is not None and not path_filter.fullmatch(relative):
+                    continue
+                if len(matches) == limit:
+                    more = True
+                    break
+                line = _text(data["lines"]).rstrip("\n").rstrip("\r")
+                text = line if len(line) <= MAX_LINE_CHARS else line[:MAX_LINE_CHARS] + "…"
+                matches.append(f"{relative}:{data['line_number']}: {text}")
+                files.add(relative)
+            if not more and not finished:
+                raise ToolError(_failure(pattern, rg.stderr, rg.returncode))
+            unreadable = shown_unreadable(root, rg.stderr)
+
+        lines = list(matches) or [f"no matches for {pattern!r} in {_scope(root, start)}"]
         if more:
-            body += f"\n[stopped at {limit} matches; narrow the pattern, path or glob]"
-        summary = f"{plural(len(matches), 'match', 'matches')}{'+' if more else ''} in {plural(searched, 'file')}"
-        return ToolResult(True, body, summary)
+            lines.append(f"[stopped at {limit} matches; narrow the pattern, path or glob]")
+        summary = f"{plural(len(matches), 'match', 'matches')}{'+' if more else ''} in {plural(len(files), 'file')}"
+        note = skipped_note(unreadable)
+        if note:
+            lines.append(note)
+            summary += f" ({note[1:-1]})"
+        return ToolResult(True, "\n".join(lines), summary)
 
 
-def _text_lines(path: Path, root: Path) -> list[str] | None:
-    """The file's lines, or None for files to skip: binary, huge, unreadable,
-    or a symlink leading out of the workspace."""
+def _search_target(root: Path, start: Path, glob: str | None) -> Path | None:
+    """Where rg looks: ``start``, or the deeper directory a glob's literal
+    prefix names; None when the two cannot overlap."""
+    if not glob or start.is_file():
+        return start
+    base = glob_start(root, glob)
+    if base is None:
+        return None
+    if base.is_relative_to(start):
+        return base
+    return start if start.is_relative_to(base) else None
+
+
+def _searchable_file(path: Path) -> bool:
+    """rg searches a file named on its command line even when it is binary or
+    huge; skip those here as a walk would."""
     try:
-        if not path.resolve().is_relative_to(root):
-            return None
         if path.stat().st_size > MAX_FILE_BYTES:
-            return None
-        data = path.read_bytes()
+            return False
+        with path.open("rb") as handle:
+            return not looks_binary(handle.read(8192))
     except OSError:
-        return None
-    if looks_binary(data[:8192]):
-        return None
-    return data.decode("utf-8", errors="replace").splitlines()
+        return False
+
+
+def _text(field: dict[str, str]) -> str:
+    """rg's JSON gives text as 'text', or base64 'bytes' when not UTF-8."""
+    if "text" in field:
+        return field["text"]
+    return base64.b64decode(field.get("bytes", "")).decode("utf-8", errors="replace")
+
+
+def _failure(pattern: str, stderr: str, returncode: int | None) -> str:
+    if returncode is not None and returncode < 0:
+        return f"grep_code stopped: ripgrep was killed by signal {-returncode}"
+    reason = fatal_error(stderr)
+    if "regex parse error" in stderr or "regex" in reason:
+        return f"invalid regular expression {pattern!r}: {reason} (Rust regex syntax; no look-around or backreferences)"
+    return f"grep_code failed: ripgrep: {reason}"
+
+
+def _scope(root: Path, start: Path) -> str:
+    shown = display_path(root, start)
+    return "the workspace" if shown == "." else shown
+
+
+def _no_matches(pattern: str, root: Path, start: Path) -> ToolResult:
+    return ToolResult(True, f"no matches for {pattern!r} in {_scope(root, start)}", "0 matches in 0 files")

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from paicli_tui.tools import safe_fs
 from paicli_tui.tools.base import Tool, ToolContext, ToolError, ToolResult, object_schema, plural
+from paicli_tui.tools.globs import glob_matcher, glob_start
 from paicli_tui.tools.sandbox import display_path, resolve_in_workspace
-from paicli_tui.tools.walk import workspace_files
+from paicli_tui.tools.walk import Listing, skipped_note, workspace_files
 
 LIST_CAP = 1000
 GLOB_CAP = 500
@@ -58,49 +57,23 @@ class GlobFiles(Tool):
         pattern = args["pattern"].strip()
         if pattern.startswith(("/", "~")) or ".." in Path(pattern).parts:
             raise ToolError(f"refused: pattern {pattern!r} must be relative to the workspace and stay inside it")
-        matcher = glob_regex(pattern)
+        matcher = glob_matcher(pattern)
         root = self.workspace.resolve()
+        start = glob_start(root, pattern)
+        listing = workspace_files(root, start, ctx, self.name) if start is not None else Listing()
         matches = []
-        for path in workspace_files(root, ctx.cancel):
-            relative = path.relative_to(root).as_posix()
+        for index, relative in enumerate(listing.files):
+            if index % 4096 == 0:
+                ctx.check_stop(self.name)
             if matcher.fullmatch(relative):
                 matches.append(relative)
-        matches.sort()
         shown = matches[:GLOB_CAP]
-        body = "\n".join(shown) if shown else f"no files match {pattern!r}"
+        lines = list(shown) or [f"no files match {pattern!r}"]
         if len(matches) > GLOB_CAP:
-            body += f"\n[{len(matches) - GLOB_CAP} more matches not shown; narrow the pattern]"
-        return ToolResult(True, body, f"{plural(len(matches), 'file')} match {pattern}")
-
-
-@lru_cache(maxsize=128)
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """Translate a glob into a regex over '/'-separated relative paths."""
-    out = []
-    i = 0
-    while i < len(pattern):
-        char = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-            continue
-        if pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-            continue
-        if char == "*":
-            out.append("[^/]*")
-        elif char == "?":
-            out.append("[^/]")
-        elif char == "[" and "]" in pattern[i + 1:]:
-            end = pattern.index("]", i + 1)
-            body = pattern[i + 1:end]
-            if body.startswith("!"):
-                body = "^" + body[1:]
-            out.append(f"[{body.replace(chr(92), chr(92) * 2)}]")
-            i = end + 1
-            continue
-        else:
-            out.append(re.escape(char))
-        i += 1
-    return re.compile("".join(out))
+            lines.append(f"[{len(matches) - GLOB_CAP} more matches not shown; narrow the pattern]")
+        summary = f"{plural(len(matches), 'file')} match {pattern}"
+        note = skipped_note(listing.unreadable)
+        if note:
+            lines.append(note)
+            summary += f" ({note[1:-1]})"
+        return ToolResult(True, "\n".join(lines), summary)

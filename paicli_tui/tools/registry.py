@@ -5,6 +5,7 @@ the model can read."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -13,7 +14,7 @@ from jsonschema.exceptions import best_match
 
 from paicli_tui.config import Settings
 from paicli_tui.llm.types import ToolCall
-from paicli_tui.tools.base import Tool, ToolContext, ToolError, ToolResult
+from paicli_tui.tools.base import Deadline, Tool, ToolContext, ToolError, ToolResult
 from paicli_tui.tools.files import EditFile, ReadFile, WriteFile
 from paicli_tui.tools.gate import ApprovalGate
 from paicli_tui.tools.grants import GrantStore, parse_rule
@@ -76,8 +77,8 @@ class ToolRegistry:
             if not gate.allowed:
                 return ToolResult(False, gate.denial, gate.denial)
             if gate.arguments is None:
-                return tool.run(args, ctx)
-            result = tool.run(self._edited(tool, gate.arguments), ctx)
+                return tool.run(args, self._with_deadline(ctx))
+            result = tool.run(self._edited(tool, gate.arguments), self._with_deadline(ctx))
             note = f"[the person edited this call before it ran; it ran with: {json.dumps(gate.arguments)}]"
             return ToolResult(result.ok, f"{note}\n{result.content}", f"{result.summary} (edited by you)")
         except ToolError as exc:
@@ -94,6 +95,16 @@ class ToolRegistry:
         if error is not None:
             raise ToolError(f"the edited call is invalid: {error.message}; nothing ran")
         return args
+
+    def _with_deadline(self, ctx: ToolContext) -> ToolContext:
+        """A copy of ``ctx`` for one call: calls run in parallel share the
+        caller's context, so each gets its own clock, started after approval
+        (time spent waiting for the user does not count). A caller's earlier
+        deadline is kept."""
+        deadline = Deadline.after(self.settings.tool_timeout)
+        if ctx.deadline is not None and ctx.deadline.at < deadline.at:
+            deadline = ctx.deadline
+        return replace(ctx, deadline=deadline)
 
     def _arguments(self, tool: Tool, raw: str) -> dict[str, Any]:
         prefix = f"invalid arguments for {tool.name}"
