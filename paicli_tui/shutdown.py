@@ -51,9 +51,17 @@ class SignalShutdown:
     Install it in the main thread. ``signum`` is the first signal received
     (None until one arrives); ``exit_code`` the code to exit with then."""
 
-    def __init__(self, grace_s: float = CANCEL_GRACE_S, on_signal: Callable[[int], None] | None = None) -> None:
+    def __init__(
+        self,
+        grace_s: float = CANCEL_GRACE_S,
+        on_signal: Callable[[int], None] | None = None,
+        before_exit: Callable[[], None] | None = None,
+    ) -> None:
+        """``before_exit`` runs just before an immediate exit (e.g. to give
+        the terminal back); it must not block."""
         self.grace_s = grace_s
         self.on_signal = on_signal
+        self.before_exit = before_exit
         self.signum: int | None = None
         self._previous: dict[int, object] = {}
         self._wake_r, self._wake_w = os.pipe()
@@ -90,7 +98,7 @@ class SignalShutdown:
 
     def _handle(self, signum: int, frame) -> None:
         if self.signum is not None:
-            exit_now(exit_code_for(self.signum), f"{signal_name(signum)} again while stopping")
+            exit_now(exit_code_for(self.signum), f"{signal_name(signum)} again while stopping", self.before_exit)
         self.signum = signum
         if signum == signal.SIGHUP:
             detach_dead_output()
@@ -107,14 +115,19 @@ class SignalShutdown:
             return
         # Wait on a fresh event: nothing sets it, it is only an interruptible sleep.
         threading.Event().wait(self.grace_s)
-        exit_now(self.exit_code or 1, f"the run did not stop within {self.grace_s:g} s of {signal_name(self.signum or 0)}")
+        why = f"the run did not stop within {self.grace_s:g} s of {signal_name(self.signum or 0)}"
+        exit_now(self.exit_code or 1, why, self.before_exit)
 
 
-def exit_now(code: int, why: str) -> None:
+def exit_now(code: int, why: str, before_exit: Callable[[], None] | None = None) -> None:
     """Kill every command process group, then leave without waiting for
     any thread (a stuck one would keep the interpreter from exiting)."""
     try:
         kill_live_groups()
+        if before_exit is not None:
+            before_exit()
+    except Exception:  # noqa: BLE001 - leaving regardless
+        pass
     finally:
         _write_quietly(2, f"paicli: {why}; exiting\n".encode())
         os._exit(code)

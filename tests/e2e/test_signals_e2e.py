@@ -8,13 +8,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
 from paicli_tui.llm.scripted import Reply, Script
 from tests.support.cli import events, ledger_lines, paicli_env
-from tests.support.procs import gone_within, group_members, kill_quietly, read_pids
+from tests.support.procs import gone_within, group_members, kill_quietly, read_pids, wait_for_ledger_event
 from tests.support.server import LoopbackServer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(90)]
@@ -26,15 +25,6 @@ LONG_COMMAND = "echo $$ > pids; sleep 300 & echo $! >> pids; wait"
 def long_command_script() -> Script:
     call = Reply(tool_calls=[("execute_command", {"command": LONG_COMMAND, "timeout": 300})])
     return Script({"react": [call, Reply(content="done")]})
-
-
-def wait_for_ledger_event(home, name: str, seconds: float = 20) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if any(f'"event": "{name}"' in path.read_text(encoding="utf-8") for path in (home / "history" / "raw").glob("*.jsonl")):
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"no {name} in the ledger")
 
 
 def start_run(server, workspace, home):

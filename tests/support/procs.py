@@ -1,4 +1,5 @@
-"""Watch and clean up the processes a test's commands start (Linux /proc)."""
+"""Watch and clean up the processes a test's commands start (Linux /proc),
+and wait for the program under test to reach a point worth signalling."""
 
 from __future__ import annotations
 
@@ -66,3 +67,14 @@ def kill_quietly(pids: list[int], groups: list[int] = ()) -> None:
                 os.kill(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+
+
+def wait_for_ledger_event(home: Path, name: str, seconds: float = 20) -> None:
+    """Until the program under ``home`` has recorded an event called ``name``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        for path in (home / "history" / "raw").glob("*.jsonl"):
+            if f'"event": "{name}"' in path.read_text(encoding="utf-8"):
+                return
+        time.sleep(0.05)
+    raise AssertionError(f"no {name} in the ledger under {home}")
