@@ -95,3 +95,23 @@ def test_background_processes_left_in_the_group_are_named_and_killed_at_shutdown
         assert gone_within(pids, 5)
     finally:
         kill_quietly(pids)
+
+
+def test_closing_the_session_kills_what_its_commands_left_running(tmp_path):
+    from paicli_tui.llm.scripted import Reply, Script, ScriptedTransport
+    from paicli_tui.session import Session
+
+    command = "sleep 300 > /dev/null 2>&1 & echo $! > pids"
+    script = Script({"react": [Reply(tool_calls=[("execute_command", {"command": command})]), Reply(content="started")]})
+    settings = Settings(provider="custom", base_url="http://scripted.invalid/v1", model="m", max_retries=0)
+    session = Session(settings, tmp_path, approver=AutoApprover(), transport=ScriptedTransport(script))
+    pids = []
+    try:
+        assert session.start_react("start a sleeper").result(timeout=20).ok
+        pids = read_pids(tmp_path / "pids", 1, 10)
+        assert alive(pids[0])
+        session.close()
+        assert gone_within(pids, 5)
+    finally:
+        session.close()
+        kill_quietly(pids)
