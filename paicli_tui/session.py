@@ -243,9 +243,12 @@ class Session:
         self._current = self._jobs.submit(run)
         return self._current
 
-    def cancel(self) -> None:
+    def cancel(self, reason: str = "cancelled by the user") -> None:
+        """Stop the current run as Esc does; ``reason`` is recorded (e.g.
+        "SIGTERM received"). Safe from any thread, but not from inside a
+        signal handler: it publishes an event."""
         if self.busy and not self._cancel.is_set():
-            self.bus.publish(RunCancelled("session", "cancelled by the user"))
+            self.bus.publish(RunCancelled("session", reason))
         self._cancel.set()
 
     def cancel_task(self, task_id: str) -> bool:
@@ -266,16 +269,21 @@ class Session:
         self.clear()
         return RunOutcome("command", True, "final", "conversation cleared")
 
-    def close(self, timeout: float = 10.0) -> None:
+    def close(self, timeout: float = 10.0, *, reason: str = "cancelled by the user") -> None:
         """Cancel what runs and wait for it at most ``timeout`` seconds: a job
-        stuck somewhere uninterruptible must not keep the program open."""
-        self.cancel()
+        stuck somewhere uninterruptible must not keep the program open. Then
+        kill every command process group still alive: background processes
+        commands left behind, and a command whose thread is stuck."""
+        from paicli_tui.tools.process import kill_live_groups
+
+        self.cancel(reason)
         self._jobs.shutdown(wait=False, cancel_futures=True)
         if self._current is not None:
             try:
                 self._current.result(timeout=timeout)
             except Exception:  # noqa: BLE001 - closing: the job's own error was reported already
                 pass
+        kill_live_groups()
         self.client.close()
         self.ledger.close()
 

@@ -1,7 +1,14 @@
 """`paicli run`: one goal without the full-screen UI (P-8.2).
 
 Exit codes: 0 when the answer is final / every task completed, 1 otherwise,
-2 for bad configuration or usage, 130 when interrupted.
+2 for bad configuration or usage, 130 when interrupted (Ctrl+C), 143 on
+SIGTERM and 129 on SIGHUP (128 + the signal number).
+
+SIGTERM and SIGHUP (``timeout``, ``docker stop``, a closed terminal) cancel
+the run as Esc does: the ledger gets ``run_cancelled`` and ``run_outcome``,
+every command process group is killed. A second signal, or the run not
+stopping within CANCEL_GRACE_S, exits at once (the groups still killed).
+Output to a terminal or pipe that went away is dropped, not a traceback.
 """
 
 from __future__ import annotations
@@ -13,8 +20,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 
 from paicli_tui.commands.common import CommandError, fail, load_or_fail, workspace_from_args
 from paicli_tui.headless import JsonPrinter, TextPrinter
-
-CANCEL_GRACE_S = 10.0
+from paicli_tui.shutdown import CANCEL_GRACE_S, QuietStream, SignalShutdown
 
 
 def _approver(args: argparse.Namespace):
@@ -58,58 +64,83 @@ def main(args: argparse.Namespace) -> int:
     except CommandError as exc:
         return fail(str(exc), exc.code)
 
+    out, err = QuietStream(sys.stdout), QuietStream(sys.stderr)
+    shutdown = SignalShutdown(CANCEL_GRACE_S).install()
+    try:
+        return _run(args, settings, workspace, goal, plan, out, err, shutdown)
+    finally:
+        shutdown.uninstall()
+
+
+def _run(args, settings, workspace, goal, plan, out, err, shutdown: SignalShutdown) -> int:
     from paicli_tui.plan.review import LineReviewer
     from paicli_tui.session import Session
 
     reviewer = None
     if not args.yes and args.mode in ("plan", "team"):
-        reviewer = LineReviewer(sys.stdin, sys.stderr if args.json else sys.stdout)
+        reviewer = LineReviewer(sys.stdin, err if args.json else out)
     session = Session(settings, workspace, approver=_approver(args), plan_reviewer=reviewer)
     for warning in session.warnings:
-        print(f"paicli: {warning}", file=sys.stderr)
-    printer = JsonPrinter() if args.json else TextPrinter()
+        print(f"paicli: {warning}", file=err)
+    printer = JsonPrinter(out) if args.json else TextPrinter(out, err)
     session.bus.subscribe(printer)
+    outcome = None
     try:
-        if args.mode == "plan":
-            future = session.start_plan(goal, plan)
-        elif args.mode == "team":
-            future = session.start_team(goal, plan)
-        else:
-            future = session.start_react(goal)
-        outcome = _wait(future, session)
+        if shutdown.signum is None:
+            if args.mode == "plan":
+                future = session.start_plan(goal, plan)
+            elif args.mode == "team":
+                future = session.start_team(goal, plan)
+            else:
+                future = session.start_react(goal)
+            outcome = _wait(future, session, shutdown)
     finally:
-        session.close()
-    if outcome is None:
-        print(f"interrupted; run record: {session.ledger.path}", file=sys.stderr)
-        return 130
-    if isinstance(printer, JsonPrinter):
+        session.close(CANCEL_GRACE_S, reason=shutdown.reason if shutdown.signum else "cancelled by the user")
+    if outcome is not None and isinstance(printer, JsonPrinter):
         from paicli_tui.records.report import final_report
 
         printer.final(final_report(session.ledger.path, outcome, settings.prices))
-    elif not outcome.ok:
+    if shutdown.signum is not None:
+        print(f"stopped: {shutdown.reason}; run record: {session.ledger.path}", file=err)
+        return shutdown.exit_code
+    if outcome is None:
+        print(f"interrupted; run record: {session.ledger.path}", file=err)
+        return 130
+    if not outcome.ok and not isinstance(printer, JsonPrinter):
         # One line on why the exit code is 1; a run's summary is on stdout already.
         lines = outcome.text.strip().splitlines()
-        print(f"paicli: {outcome.kind} {outcome.status}" + (f": {lines[0]}" if lines else ""), file=sys.stderr)
+        print(f"paicli: {outcome.kind} {outcome.status}" + (f": {lines[0]}" if lines else ""), file=err)
     return 0 if outcome.ok else 1
 
 
-def _wait(future, session):
-    """Wait for the job; on Ctrl+C cancel it and give it a moment to stop."""
+def _wait(future, session, shutdown: SignalShutdown):
+    """Wait for the job. On SIGTERM/SIGHUP cancel it and give it a moment
+    to stop (its cancelled outcome is returned when it does, None if not);
+    on Ctrl+C the same, and None."""
     try:
         while True:
+            if shutdown.signum is not None:
+                # Cancelled here, not in the handler: publishing takes locks.
+                session.cancel(shutdown.reason)
+                return _result_within(future, CANCEL_GRACE_S)
             try:
                 return future.result(timeout=0.2)
             except FutureTimeout:
                 continue
     except KeyboardInterrupt:
         session.cancel()
-        deadline = time.monotonic() + CANCEL_GRACE_S
-        while time.monotonic() < deadline:
-            try:
-                future.result(timeout=0.2)
-                break
-            except FutureTimeout:
-                continue
-            except KeyboardInterrupt:
-                break
+        try:
+            _result_within(future, CANCEL_GRACE_S)
+        except KeyboardInterrupt:
+            pass
         return None
+
+
+def _result_within(future, seconds: float):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            return future.result(timeout=0.2)
+        except FutureTimeout:
+            continue
+    return None

@@ -1,15 +1,24 @@
 """`paicli` with no command: the full-screen app in the workspace.
 
 Bad configuration or a bad ``--plan-file`` is reported as one line (exit 2)
-before the screen opens; Textual is imported only after that."""
+before the screen opens; Textual is imported only after that.
+
+SIGTERM and SIGHUP cancel the run as Esc does and close the app: the ledger
+gets ``run_cancelled`` and ``run_outcome``, every command process group is
+killed, and the exit code is 143 (SIGTERM) or 129 (SIGHUP). A second signal,
+or the run not stopping within CANCEL_GRACE_S, exits at once (see
+paicli_tui/shutdown.py). Textual's Linux driver handles neither signal."""
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from pathlib import Path
 
 from paicli_tui.commands.common import CommandError, fail, load_or_fail, workspace_from_args
 from paicli_tui.config import ConfigError
+from paicli_tui.shutdown import CANCEL_GRACE_S, SignalShutdown
 
 
 def main(args: argparse.Namespace) -> int:
@@ -43,10 +52,42 @@ def main(args: argparse.Namespace) -> int:
         return fail(str(exc), 2)
     app = PaicliApp(session, approver=approver, theme=settings.theme, plan=plan)
     reviewer.attach(app)
+    shutdown = SignalShutdown(
+        CANCEL_GRACE_S, on_signal=app.request_signal_exit, before_exit=_terminal_restorer()
+    ).install()
     try:
         app.run()
     finally:
         reviewer.close()
         approver.close()
-        session.close()
+        session.close(CANCEL_GRACE_S, reason=shutdown.reason if shutdown.signum else "cancelled by the user")
+        shutdown.uninstall()
+    if shutdown.signum is not None:
+        return shutdown.exit_code
     return app.return_code or 0
+
+
+#: Undo what the full-screen app set: kitty keys, mouse reporting, bracketed
+#: paste, focus events, the alternate screen; show the cursor again.
+_RESET_SEQUENCES = b"\x1b[<u\x1b[?1000l\x1b[?1003l\x1b[?1015l\x1b[?1006l\x1b[?2004l\x1b[?1004l\x1b[?1049l\x1b[?25h"
+
+
+def _terminal_restorer():
+    """A function giving the terminal back as it is now, for an exit that
+    cannot wait for Textual to do it (a second signal, a stuck run)."""
+    import termios
+
+    try:
+        fd = sys.stdin.fileno()
+        attrs = termios.tcgetattr(fd)
+    except (OSError, ValueError, termios.error):
+        return None
+
+    def restore() -> None:
+        try:
+            termios.tcsetattr(fd, termios.TCSANOW, attrs)
+            os.write(sys.stdout.fileno(), _RESET_SEQUENCES)
+        except (OSError, ValueError, termios.error):
+            pass
+
+    return restore

@@ -1,9 +1,14 @@
 """Running one shell command in its own process group, with a deadline,
-cooperative cancellation and a head+tail capped output buffer (P-6.4)."""
+cooperative cancellation and a head+tail capped output buffer (P-6.4).
+
+Every group a command starts is kept in ``LIVE_GROUPS`` until nothing in it
+runs, so a shutdown (a signal, the session closing) can kill them all even
+while the thread running a command is stuck."""
 
 from __future__ import annotations
 
 import os
+import secrets
 import selectors
 import shutil
 import signal
@@ -13,6 +18,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from paicli_tui.tools.proc_table import MARKER_VARIABLE, leftovers
+
 HEAD_BYTES = 16 * 1024
 TAIL_BYTES = 16 * 1024
 POLL_S = 0.05
@@ -20,6 +27,9 @@ TERM_GRACE_S = 1.0
 #: After the shell exits, how long background children may keep the output
 #: pipe open before they are stopped (redirect their output to detach them).
 STRAY_GRACE_S = 1.0
+#: How long a command's leftover processes get to settle (finish a setsid)
+#: before they are reported.
+SETTLE_S = 0.2
 
 
 @dataclass(frozen=True)
@@ -30,6 +40,56 @@ class CommandOutcome:
     duration_s: float
     stopped: str | None = None
     """None, "timeout", "cancelled" or "stray" (background children killed)."""
+    in_group: tuple[int, ...] = ()
+    """Processes still running in the command's group after it ended (they
+    redirected their output); killed when the session ends."""
+    escaped: tuple[int, ...] = ()
+    """Processes that left the command's group: no group kill reaches them."""
+
+
+class LiveGroups:
+    """The process groups of commands that may still have members: a command
+    running now, or background processes one left behind. Thread-safe and
+    re-entrant, so a signal handler may kill them while a thread adds one."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._pgids: set[int] = set()
+
+    def add(self, pgid: int) -> None:
+        with self._lock:
+            self._pgids.add(pgid)
+
+    def discard(self, pgid: int) -> None:
+        with self._lock:
+            self._pgids.discard(pgid)
+
+    def pgids(self) -> list[int]:
+        with self._lock:
+            return sorted(self._pgids)
+
+    def kill_all(self) -> list[int]:
+        """SIGTERM every group, give them TERM_GRACE_S, SIGKILL what is left.
+        Returns the groups that were signalled."""
+        pgids = self.pgids()
+        for pgid in pgids:
+            _signal_group(pgid, signal.SIGTERM)
+        deadline = time.monotonic() + TERM_GRACE_S
+        while time.monotonic() < deadline and any(_group_alive(pgid) for pgid in pgids):
+            time.sleep(POLL_S)
+        for pgid in pgids:
+            _signal_group(pgid, signal.SIGKILL)
+            self.discard(pgid)
+        return pgids
+
+
+LIVE_GROUPS = LiveGroups()
+
+
+def kill_live_groups() -> list[int]:
+    """Kill the process group of every command still running or leaving
+    processes behind (shutdown, Session.close)."""
+    return LIVE_GROUPS.kill_all()
 
 
 class CappedBuffer:
@@ -71,12 +131,14 @@ def shell_path() -> str:
 
 
 def run_command(command: str, cwd: Path, timeout_s: float, cancel: threading.Event) -> CommandOutcome:
+    marker = secrets.token_hex(8)
     started = time.monotonic()
     env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
     process = subprocess.Popen(
-        [shell_path(), "-c", command], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+        [shell_path(), "-c", command], cwd=cwd, env={**env, MARKER_VARIABLE: marker}, stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
     )
+    LIVE_GROUPS.add(process.pid)
     buffer = CappedBuffer()
     assert process.stdout is not None
     fd = process.stdout.fileno()
@@ -109,15 +171,34 @@ def run_command(command: str, cwd: Path, timeout_s: float, cancel: threading.Eve
                         selector.unregister(fd)
             else:
                 cancel.wait(POLL_S)
+        if stopped == "stray" and not _group_alive(process.pid):
+            stopped = None  # what holds the output left the group: nothing here to stop
         if stopped:
             kill_group(process)
+        if stopped or pipe_open:
             _drain(fd, buffer)
     finally:
         selector.close()
         process.stdout.close()
         if process.poll() is None:
             kill_group(process)
-    return CommandOutcome(process.returncode, buffer.text(), buffer.omitted, time.monotonic() - started, stopped)
+        left = _settled_leftovers(process.pid, marker)
+        if not left.in_group:
+            LIVE_GROUPS.discard(process.pid)
+    return CommandOutcome(
+        process.returncode, buffer.text(), buffer.omitted, time.monotonic() - started, stopped,
+        left.in_group, left.escaped,
+    )
+
+
+def _settled_leftovers(pgid: int, marker: str):
+    """What the command left running. A child caught between its fork and
+    its ``setsid`` still counts as in the group: look again a moment later."""
+    left = leftovers(pgid, marker)
+    if left.in_group:
+        time.sleep(SETTLE_S)
+        left = leftovers(pgid, marker)
+    return left
 
 
 def kill_group(process: subprocess.Popen) -> None:

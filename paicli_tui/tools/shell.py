@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from paicli_tui.tools.base import Tool, ToolContext, ToolResult, object_schema
-from paicli_tui.tools.process import run_command
+from paicli_tui.tools.process import CommandOutcome, run_command
 
 MAX_TIMEOUT_S = 600.0
 
@@ -29,7 +29,8 @@ class ExecuteCommand(Tool):
             "Run a shell command with the workspace root as working directory; stdin is closed, stdout and stderr "
             f"are merged and capped (head and tail kept). Default timeout {self.default_timeout:g} s; on timeout the "
             "whole process group is killed. Background processes must redirect their output or they are stopped "
-            "when the command exits. Returns the exit code and output."
+            "when the command exits; those that do run until the session ends. Processes that leave the process "
+            "group (setsid) are reported, not stopped. Returns the exit code and output."
         )
 
     def preview(self, args: dict[str, Any]) -> str:
@@ -55,6 +56,32 @@ class ExecuteCommand(Tool):
             if outcome.stopped == "stray":
                 notes.append("[background processes still held the output after the command exited and were "
                              "stopped; redirect their output (> file 2>&1 &) to keep them running]")
+        notes.extend(_leftover_notes(outcome))
         body = "\n".join([head, *notes, outcome.output.rstrip("\n") or "(no output)"])
         ok = outcome.stopped in (None, "stray") and outcome.exit_code == 0
         return ToolResult(ok, body, summary)
+
+
+#: Pids named in a note at most; a fork bomb's list would drown the output.
+MAX_PIDS_SHOWN = 10
+
+
+def _pids(pids: tuple[int, ...]) -> str:
+    shown = ", ".join(map(str, pids[:MAX_PIDS_SHOWN]))
+    more = f" and {len(pids) - MAX_PIDS_SHOWN} more" if len(pids) > MAX_PIDS_SHOWN else ""
+    return ("pid " if len(pids) == 1 else "pids ") + shown + more
+
+
+def _leftover_notes(outcome: CommandOutcome) -> list[str]:
+    """What still runs after the command, said as it is: a group kill
+    reaches what stayed in the group, nothing here reaches what left it."""
+    notes = []
+    if outcome.in_group:
+        count = len(outcome.in_group)
+        notes.append(f"[{count} process{'es' if count > 1 else ''} still running in the command's process group "
+                     f"({_pids(outcome.in_group)}); stopped when the session ends]")
+    if outcome.escaped:
+        count = len(outcome.escaped)
+        notes.append(f"[{count} process{'es' if count > 1 else ''} left the command's process group and may still "
+                     f"be running ({_pids(outcome.escaped)}); paicli cannot stop {'them' if count > 1 else 'it'}]")
+    return notes

@@ -17,6 +17,7 @@ from textual.binding import Binding
 from textual.theme import BUILTIN_THEMES
 
 from paicli_tui.config import remember
+from paicli_tui.shutdown import exit_code_for, signal_name
 from paicli_tui.tools.approval import ApprovalAnswer, Decision
 from paicli_tui.ui.approver import ApprovalPrompt, UiApprover, resolve
 from paicli_tui.ui.run_screens import RunScreens
@@ -63,6 +64,8 @@ class PaicliApp(App[None]):
         self._approvals: deque[ApprovalPrompt] = deque()
         self._asking: ApprovalPrompt | None = None
         self._quit_armed = False
+        self._signal_loop: asyncio.AbstractEventLoop | None = None
+        self._pending_signal: int | None = None
         self._paint_lock = asyncio.Lock()
         self.main_screen = MainScreen(session, plan=plan)
         self.run_screens = RunScreens(self)
@@ -73,6 +76,9 @@ class PaicliApp(App[None]):
     # -- lifecycle ---------------------------------------------------------------
 
     def on_mount(self) -> None:
+        self._signal_loop = asyncio.get_running_loop()
+        if self._pending_signal is not None:  # arrived before the loop ran
+            self._exit_on_signal(self._pending_signal)
         self._install_themes()
         # Pushed rather than returned by get_default_screen, which would skip
         # loading the screen's own stylesheet.
@@ -91,6 +97,24 @@ class PaicliApp(App[None]):
     async def on_unmount(self) -> None:
         self._unsubscribe()
         self.approver.close()
+
+    # -- SIGTERM / SIGHUP (issue 12) ------------------------------------------------
+
+    def request_signal_exit(self, signum: int) -> None:
+        """Called by the SIGTERM/SIGHUP handler (paicli_tui.shutdown). Python
+        runs it in the main thread, in the middle of whatever the event loop
+        was doing: only hand the work to the loop, never touch state here."""
+        loop = self._signal_loop
+        if loop is None or loop.is_closed():
+            self._pending_signal = signum
+            return
+        loop.call_soon_threadsafe(self._exit_on_signal, signum)
+
+    def _exit_on_signal(self, signum: int) -> None:
+        """As Esc then quit: cancel the run (the engine records its outcome
+        while the session closes), leave with 128 + the signal number."""
+        self.session.cancel(f"{signal_name(signum)} received")
+        self.exit(return_code=exit_code_for(signum))
 
     # -- themes (P-7.5) ------------------------------------------------------------
 
