@@ -67,22 +67,31 @@ def _classify(command: str, checker, depth: int) -> RiskVerdict:
         commands = split_commands(command)
     except ValueError:
         return RiskVerdict(True, "cannot parse the command (unbalanced quotes)")
+    # Egress (network, stored secrets) is checked on every simple command;
+    # a more specific rule found later in the command still names itself.
+    egress: str | None = None
     for simple in commands:
+        checker.script = command
+        egress = egress or checker.egress(simple)
         reason = checker.check(simple)
         if reason:
-            return RiskVerdict(True, reason)
+            return RiskVerdict(True, _joined(reason, egress))
         nested = checker.nested_script(simple)
         if nested and depth < MAX_DEPTH:
             verdict = _classify(nested, checker, depth + 1)
             if verdict.risky:
-                return verdict
+                return RiskVerdict(True, _joined(verdict.reason, egress))
     if depth < MAX_DEPTH:
         # Substitutions inside double quotes stay one word for shlex.
         for match in _SUBSTITUTION.finditer(command):
             verdict = _classify(match.group(1) or match.group(2) or "", checker, depth + 1)
             if verdict.risky:
-                return verdict
-    return SAFE
+                return RiskVerdict(True, _joined(verdict.reason, egress))
+    return RiskVerdict(True, egress) if egress else SAFE
+
+
+def _joined(reason: str, egress: str | None) -> str:
+    return reason if not egress or egress in reason else f"{reason}; {egress}"
 
 
 def tokenize(command: str) -> list[str]:
