@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 APP_NAME = "paicli"
 
@@ -81,6 +81,15 @@ class Settings(BaseModel):
     approval_mode: Literal["auto", "ask", "plan"] = "auto"
     command_timeout: float = Field(120.0, gt=0)
     """Default execute_command timeout in seconds."""
+    command_env_pass: list[str] = Field(default_factory=list)
+    """Environment variables (names or glob patterns) a command gets even
+    though they look like credentials; the API key variable included."""
+    command_env_drop: list[str] = Field(default_factory=list)
+    """Extra environment variables (names or glob patterns) removed before a
+    command runs; wins over ``command_env_pass``."""
+    redact_tool_secrets: bool = False
+    """Also replace secrets found in tool results (``.env`` values, private
+    keys, common token shapes) before they are recorded or sent to the model."""
     max_history_chars: int = Field(120_000, ge=2_000)
     """Compact the conversation beyond this many characters."""
     max_turns: int | None = Field(None, ge=1)
@@ -104,6 +113,12 @@ class Settings(BaseModel):
     """SearXNG base URL; web_search is exposed only when set."""
     team_review: bool = True
     """Show the plan review screen before a /team run."""
+
+    @field_validator("command_env_pass", "command_env_drop", mode="before")
+    @classmethod
+    def _split_names(cls, value: Any) -> Any:
+        # PAICLI_COMMAND_ENV_PASS="A,B C" arrives as one string.
+        return value.replace(",", " ").split() if isinstance(value, str) else value
 
     def resolved(self) -> "ResolvedProvider":
         preset = PRESETS[self.provider]

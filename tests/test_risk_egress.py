@@ -174,3 +174,10 @@ def test_auto_mode_without_a_terminal_denies_egress_and_never_runs_it(workspace)
     assert "[AUTO] denied: contacts the network (curl)" in result.content
     assert not (workspace / "ran.txt").exists()
 
+
+def test_a_command_carrying_the_sessions_key_is_risky(workspace, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-the-session-key-000")
+    result = _execute(workspace, "echo sk-the-session-key-000 > leaked.txt")
+    assert not result.ok and "contains a secret this session knows" in result.content
+    assert "sk-the-session-key-000" not in result.content
+    assert not (workspace / "leaked.txt").exists()

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from paicli_tui.events import ApprovalDecided, ApprovalRequested
+from paicli_tui.redaction import Redactor
 from paicli_tui.tools.approval import ApprovalPolicy, ApprovalRequest, Decision
 from paicli_tui.tools.base import Tool, ToolContext
 from paicli_tui.tools.risk import RiskVerdict, classify_command
@@ -33,10 +34,12 @@ ALLOWED = GateOutcome(True)
 
 
 class ApprovalGate:
-    def __init__(self, workspace: Path, policy: ApprovalPolicy, risk_checker: RiskChecker | None = None) -> None:
+    def __init__(self, workspace: Path, policy: ApprovalPolicy, risk_checker: RiskChecker | None = None,
+                 redactor: "Redactor | None" = None) -> None:
         self.workspace = workspace
         self.policy = policy
         self.risk_checker = risk_checker
+        self.redactor = redactor if redactor is not None else Redactor()
 
     def check(self, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> GateOutcome:
         """Raises ToolError (from ``tool.preview``) when the call cannot
@@ -60,7 +63,10 @@ class ApprovalGate:
         if self.policy.is_always_allowed(tool.name):
             self._publish(ctx, ApprovalDecided(ctx.actor, tool.name, "auto-approved", "always allowed this session"))
             return ALLOWED
-        decision = self._ask(ApprovalRequest(ctx.actor, tool.name, args, reason, preview), ctx)
+        # The person sees where a secret is, never its value (the approver
+        # may print to a terminal or a log).
+        scrub = self.redactor.scrub
+        decision = self._ask(ApprovalRequest(ctx.actor, tool.name, scrub(args), scrub(reason), scrub(preview)), ctx)
         if decision is Decision.ALWAYS:
             self.policy.remember(tool.name)
         if decision in (Decision.YES, Decision.ALWAYS):
@@ -71,6 +77,9 @@ class ApprovalGate:
         return GateOutcome(False, f"[AUTO] denied: {reason}" + (f" ({note})" if note else ""))
 
     def _risk(self, command: str) -> RiskVerdict:
+        if self.redactor.contains(command):
+            # The model only has the value if it leaked: never pass it on unasked.
+            return RiskVerdict(True, "the command contains a secret this session knows (shown as [REDACTED])")
         verdict = classify_command(command, self.workspace)
         if verdict.risky or self.risk_checker is None:
             return verdict

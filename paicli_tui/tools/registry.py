@@ -14,7 +14,9 @@ from jsonschema.exceptions import best_match
 from paicli_tui.config import Settings
 from paicli_tui.llm.types import ToolCall
 from paicli_tui.tools.approval import ApprovalPolicy
+from paicli_tui.redaction import Redactor
 from paicli_tui.tools.base import Tool, ToolContext, ToolError, ToolResult
+from paicli_tui.tools.command_env import CommandEnvPolicy
 from paicli_tui.tools.files import EditFile, ReadFile, WriteFile
 from paicli_tui.tools.gate import ApprovalGate
 from paicli_tui.tools.grep import GrepCode
@@ -33,22 +35,25 @@ class ToolRegistry:
         *,
         search_backend: SearchBackend | None = None,
         risk_checker: Callable[[str], RiskVerdict | None] | None = None,
+        redactor: Redactor | None = None,
     ) -> None:
         self.workspace = workspace.resolve()
         self.settings = settings
+        self.redactor = redactor if redactor is not None else Redactor.for_session(settings)
         if search_backend is None and settings.search_url:
             search_backend = SearxngBackend(settings.search_url)
         tools: list[Tool] = [
             ReadFile(self.workspace), ListDir(self.workspace), GlobFiles(self.workspace), GrepCode(self.workspace),
             WriteFile(self.workspace), EditFile(self.workspace),
-            ExecuteCommand(self.workspace, settings.command_timeout), WebFetch(self.workspace),
+            ExecuteCommand(self.workspace, settings.command_timeout, CommandEnvPolicy.from_settings(settings)),
+            WebFetch(self.workspace),
         ]
         if search_backend is not None:
             tools.append(WebSearch(self.workspace, search_backend))
         self._tools = {tool.name: tool for tool in tools}
         self._validators = {tool.name: jsonschema.Draft202012Validator(tool.parameters) for tool in tools}
         self.approvals = ApprovalPolicy()
-        self._gate = ApprovalGate(self.workspace, self.approvals, risk_checker)
+        self._gate = ApprovalGate(self.workspace, self.approvals, risk_checker, self.redactor)
 
     def schemas(self) -> list[dict]:
         return [tool.schema() for tool in self._tools.values()]
@@ -71,7 +76,7 @@ class ToolRegistry:
             gate = self._gate.check(tool, args, ctx)
             if not gate.allowed:
                 return ToolResult(False, gate.denial, gate.denial)
-            return tool.run(args, ctx)
+            return self.redactor.tool_result(tool.run(args, ctx), ctx, call)
         except ToolError as exc:
             return _failed(str(exc), str(exc))
         except OSError as exc:
