@@ -106,8 +106,10 @@ class Redactor:
     @classmethod
     def for_session(cls, settings: "Settings", environ: Mapping[str, str] | None = None) -> "Redactor":
         environ = os.environ if environ is None else environ
+        # A path (GOOGLE_APPLICATION_CREDENTIALS=/home/u/key.json) points at a
+        # secret and is not one: redacting it would blank paths everywhere.
         secrets = [environ[name] for name in credential_variables(environ)
-                   if len(environ[name]) >= MIN_ENV_SECRET_CHARS]
+                   if len(environ[name]) >= MIN_ENV_SECRET_CHARS and not environ[name].startswith(("/", "~", "./"))]
         key = settings.resolved().api_key()
         if key and len(key) >= MIN_KEY_CHARS:
             secrets.append(key)

@@ -174,3 +174,9 @@ def test_tool_results_are_left_alone_by_default(dotenv_workspace):
 def test_a_truncated_private_key_is_redacted_to_its_end():
     text, kinds = redact_secret_shapes("before\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nAAAA")
     assert text == f"before\n-----BEGIN RSA PRIVATE KEY-----\n{REDACTED}\n" and kinds == ["private key"]
+
+
+def test_credential_variables_are_secrets_but_paths_to_them_are_not():
+    environ = {"GITHUB_TOKEN": "ghp_value_long_enough", "FOO_TOKEN": "1", "PATH": "/bin",
+               "GOOGLE_APPLICATION_CREDENTIALS": "/home/u/key.json"}
+    assert Redactor.for_session(Settings(api_key_env=""), environ).secrets == ("ghp_value_long_enough",)

@@ -63,6 +63,7 @@ def _classify(command: str, checker, depth: int) -> RiskVerdict:
         return RiskVerdict(True, "fork bomb")
     if _DOWNLOAD_EXECUTED.search(command):
         return RiskVerdict(True, "runs code downloaded from the internet")
+    command = heredocs_as_strings(command)
     try:
         commands = split_commands(command)
     except ValueError:
@@ -92,6 +93,32 @@ def _classify(command: str, checker, depth: int) -> RiskVerdict:
 
 def _joined(reason: str, egress: str | None) -> str:
     return reason if not egress or egress in reason else f"{reason}; {egress}"
+
+
+_HEREDOC = re.compile(r"(?<!<)<<(-?)[ \t]*(['\"]?)([A-Za-z_][\w.-]*)\2")
+
+
+def heredocs_as_strings(command: str) -> str:
+    """``cmd <<EOF⏎body⏎EOF`` → ``cmd <<< 'body'``: the body becomes the
+    redirect's one-word target, so it is judged as the input of ``cmd`` (a
+    program for an interpreter or shell, data for ``cat``), not as commands."""
+    pos = 0
+    while (match := _HEREDOC.search(command, pos)) is not None:
+        line_end = command.find("\n", match.end())
+        if line_end == -1:
+            break
+        lines = command[line_end + 1:].split("\n")
+        for n, line in enumerate(lines):
+            if (line.lstrip("\t") if match.group(1) else line) == match.group(3):
+                body, after = lines[:n], lines[n + 1:]
+                break
+        else:  # no closing delimiter: the body runs to the end
+            body, after = lines, []
+        replacement = "<<< " + shlex.quote("\n".join(body))
+        command = (command[:match.start()] + replacement + command[match.end():line_end]
+                   + ("\n" + "\n".join(after) if after else ""))
+        pos = match.start() + len(replacement)  # a second heredoc on the same line comes next
+    return command
 
 
 def tokenize(command: str) -> list[str]:

@@ -92,22 +92,28 @@ def egress_reason(command: SimpleCommand, checker: "CommandChecker") -> str | No
     if _interpreter_family(name) == "python" and "-m" in words[1:-1]:
         # python -m twine upload …, python -m pip install -i URL …
         return egress_reason(SimpleCommand(words[words.index("-m") + 1:], command.redirects), checker)
-    program = echoed_text(command) if _interpreter_family(name) in INLINE_CODE_OPTIONS else None
+    program = stdin_text(command) if _interpreter_family(name) in INLINE_CODE_OPTIONS else None
     return network_reason(name, words[1:], command.redirects, program or checker.script)
 
 
-def echoed_text(command: SimpleCommand) -> str | None:
-    """The text ``echo``/``printf`` pipes into ``command``, if that is its input."""
+def stdin_text(command: SimpleCommand) -> str | None:
+    """The text ``command`` reads on stdin when it is written out: a here-string
+    or heredoc body, or what ``echo``/``printf``/``cat <<EOF`` pipes into it."""
+    for operator, target in reversed(command.redirects):
+        if operator == "<<<":
+            return target
     source = command.piped_from
     words = strip_wrappers(source.words) if source is not None else []
     if words and os.path.basename(words[0]) in ("echo", "printf"):
         return " ".join(w for w in words[1:] if not w.startswith("-"))
+    if words == ["cat"] or words == ["cat", "-"]:
+        return stdin_text(SimpleCommand(words, source.redirects))
     return None
 
 
 def network_reason(name: str, args: list[str], redirects: list[tuple[str, str]], script: str) -> str | None:
     """Why the simple command ``name args`` contacts the network, or None.
-    ``script`` is the text the command came from (a heredoc's body lives there)."""
+    ``script`` is the program it reads on stdin, when that is known."""
     for _operator, target in redirects:
         if target.startswith(("/dev/tcp/", "/dev/udp/")):
             return f"contacts the network ({target} redirection)"
@@ -125,8 +131,8 @@ def network_reason(name: str, args: list[str], redirects: list[tuple[str, str]],
         return "contacts the network (rsync to a host)"
     if base in INLINE_CODE_OPTIONS:
         code = _inline_code(base, args)
-        if code is None and (any(op.startswith("<<") for op, _ in redirects) or not _runs_a_file(args)):
-            code = script  # a heredoc, here-string or pipe: the program is in the script text
+        if code is None and not _runs_a_file(args):
+            code = script  # the program arrives on stdin (here-string, heredoc, pipe)
         if code is not None and NETWORK_CODE.search(code):
             return f"contacts the network ({name} code using {NETWORK_CODE.search(code).group(0).strip('(')})"
     if name not in TEXT_ONLY:

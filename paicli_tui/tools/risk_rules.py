@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 from paicli_tui.tools.risk import SimpleCommand, split_options, strip_wrappers
-from paicli_tui.tools.risk_egress import echoed_text, egress_reason
+from paicli_tui.tools.risk_egress import egress_reason, stdin_text
 
 ELEVATE = {"sudo", "su", "doas", "pkexec", "run0"}
 SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "fish"}
@@ -76,8 +76,8 @@ class CommandChecker:
         return egress_reason(command, self)
 
     def nested_script(self, command: SimpleCommand) -> str | None:
-        """The script run by ``sh -c '…'``, ``eval …`` or ``echo '…' | sh``,
-        to check as well."""
+        """The script run by ``sh -c '…'``, ``eval …``, ``echo '…' | sh`` or
+        ``sh <<EOF``, to check as well."""
         words = strip_wrappers(command.words)
         if not words:
             return None
@@ -89,7 +89,7 @@ class CommandChecker:
                 if word.startswith("-") and not word.startswith("--") and "c" in word:
                     return words[i + 1]
             if _reads_program_from_stdin(name, words[1:]):
-                return echoed_text(command)
+                return stdin_text(command)
         return None
 
     # -- rules per command (method name: _rule_<command>) ------------------------------
