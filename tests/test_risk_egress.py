@@ -99,6 +99,8 @@ EGRESS = [
 SECRET_READS = [
     "cat /proc/$PPID/environ",
     "tr '\\0' '\\n' < /proc/1/environ",
+    "cat /proc/$(pgrep -f paicli)/environ",
+    "xargs -0 < /proc/`pidof python3`/environ",
     "cat ~/.aws/credentials",
     "cat $HOME/.ssh/id_ed25519",
     "cp ~/.netrc .",
@@ -129,6 +131,7 @@ LOOK_ALIKES = [
     "cat ~/.ssh/id_rsa.pub",
     "ls ~/.ssh/",
     "cat /proc/cpuinfo",
+    "cat /proc/self/environ",  # the command's own, already scrubbed environment
     "docker build .",
     "openssl sha256 notes.txt",
     # a heredoc written to a file is data, not commands

@@ -29,6 +29,9 @@ _DOWNLOAD_EXECUTED = re.compile(
     r"\b(eval|source|sh|bash|zsh|dash|ksh|python3?|perl|ruby|node)\b[^;&|\n]*(\$\(|`|<\()\s*(curl|wget)\b"
     r"|(^|[;&|(\s])\.\s+<\(\s*(curl|wget)\b"
 )
+#: Any process's environment (paicli's holds the API key), the pid spelt
+#: however: 1234, $PPID, *, $(pgrep paicli), `pidof python`.
+_PROC_ENVIRON = re.compile(r"/proc/(?:[^\s/]+|\$\([^)]*\)|`[^`]*`)/environ\b")
 _SUBSTITUTION = re.compile(r"\$\(([^()]*(?:\([^()]*\)[^()]*)*)\)|`([^`]*)`")
 MAX_DEPTH = 3
 
@@ -63,6 +66,9 @@ def _classify(command: str, checker, depth: int) -> RiskVerdict:
         return RiskVerdict(True, "fork bomb")
     if _DOWNLOAD_EXECUTED.search(command):
         return RiskVerdict(True, "runs code downloaded from the internet")
+    environ = _PROC_ENVIRON.search(command)
+    if environ and not environ.group(0).startswith("/proc/self/"):
+        return RiskVerdict(True, f"reads another process's environment, which holds secrets ({environ.group(0)})")
     command = heredocs_as_strings(command)
     try:
         commands = split_commands(command)
