@@ -84,6 +84,15 @@ class Settings(BaseModel):
     tool_timeout: float = Field(60.0, gt=0)
     """Seconds any other tool call may run (a search over a huge tree stops
     with a failed result); execute_command keeps command_timeout."""
+    command_env_pass: list[str] = Field(default_factory=list)
+    """Environment variables (names or glob patterns) a command gets even
+    though they look like credentials; the API key variable included."""
+    command_env_drop: list[str] = Field(default_factory=list)
+    """Extra environment variables (names or glob patterns) removed before a
+    command runs; wins over ``command_env_pass``."""
+    redact_tool_secrets: bool = False
+    """Also replace secrets found in tool results (``.env`` values, private
+    keys, common token shapes) before they are recorded or sent to the model."""
     max_history_chars: int = Field(120_000, ge=2_000)
     """Compact the conversation beyond this many characters."""
     max_turns: int | None = Field(None, ge=1)
@@ -109,6 +118,12 @@ class Settings(BaseModel):
     """Show the plan review screen before a /team run."""
     permissions: "Permissions" = Field(default_factory=lambda: Permissions())
     """The person's allow and deny rules (``[permissions]`` in config.toml)."""
+
+    @field_validator("command_env_pass", "command_env_drop", mode="before")
+    @classmethod
+    def _split_names(cls, value: Any) -> Any:
+        # PAICLI_COMMAND_ENV_PASS="A,B C" arrives as one string.
+        return value.replace(",", " ").split() if isinstance(value, str) else value
 
     def resolved(self) -> "ResolvedProvider":
         preset = PRESETS[self.provider]

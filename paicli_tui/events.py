@@ -323,13 +323,18 @@ class StepRetry(Event):
 
 class EventBus:
     """Thread-safe fan-out. ``mode`` is the run mode stamped into ledger lines
-    (react / plan / team); it is set by whoever starts a run."""
+    (react / plan / team); it is set by whoever starts a run. With a
+    ``redactor`` every subscriber gets events with the session's secrets
+    replaced (issue 12)."""
 
-    def __init__(self, session_id: str, mode: str = "react") -> None:
+    def __init__(self, session_id: str, mode: str = "react", *, redactor=None) -> None:
         self.session_id = session_id
         self.mode = mode
         self._subscribers: list[Subscriber] = []
         self._lock = threading.Lock()
+        # A Redactor (paicli_tui.redaction) that every event passes before
+        # any subscriber sees it; None when the session knows no secret.
+        self._redactor = redactor if redactor else None
 
     def subscribe(self, subscriber: Subscriber) -> Callable[[], None]:
         with self._lock:
@@ -342,6 +347,12 @@ class EventBus:
         return unsubscribe
 
     def publish(self, event: Event) -> None:
+        if self._redactor is not None:
+            self._redactor.filter(event, self._deliver)
+        else:
+            self._deliver(event)
+
+    def _deliver(self, event: Event) -> None:
         # Copy-on-write list: publishing takes no lock on the hot path.
         for subscriber in self._subscribers:
             subscriber(event)
@@ -405,3 +416,15 @@ class RunOutcomeRecorded(Event):
     ok: bool
     status: str
     text: str
+
+
+@dataclass(frozen=True)
+class SecretsRedacted(Event):
+    """Secrets were replaced in a tool result before it was recorded or sent
+    to the model. ``kinds`` names what was found (never the values)."""
+
+    name: ClassVar[str] = "secrets_redacted"
+    call_id: str
+    tool: str
+    count: int
+    kinds: tuple[str, ...] = ()

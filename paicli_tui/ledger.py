@@ -16,10 +16,11 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from paicli_tui.config import data_dir
 from paicli_tui.events import Event, EventBus, ModelDelta
+from paicli_tui.redaction import MIN_KEY_CHARS, Redactor
 
 SCHEMA_VERSION = 1
 SKIPPED_EVENTS = frozenset({ModelDelta.name})
@@ -40,7 +41,7 @@ def ledger_path(session_id: str) -> Path:
 class Ledger:
     """Subscribes to a bus and appends one JSON line per event."""
 
-    def __init__(self, bus: EventBus, path: Path | None = None, *, redact: tuple[str, ...] = ()) -> None:
+    def __init__(self, bus: EventBus, path: Path | None = None, *, redact: Iterable[str] = ()) -> None:
         self.bus = bus
         self.path = path or ledger_path(bus.session_id)
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -50,8 +51,10 @@ class Ledger:
         self._lock = threading.Lock()
         self._seq = 0
         # Secret values (API keys) that must never be written, even if some
-        # message or error text carried one by accident.
-        self._redact = tuple(s for s in redact if s and len(s) >= 8)
+        # message or error text carried one by accident. Short keys too: a
+        # 5-character key is still the key (issue 12). The session's bus
+        # redacts events already; this is the last check on the line itself.
+        self._redactor = Redactor(s for s in redact if s and len(s) >= MIN_KEY_CHARS)
         self._unsubscribe = bus.subscribe(self.record)
 
     def record(self, event: Event) -> None:
@@ -72,8 +75,7 @@ class Ledger:
                 "payload": event.payload(),
             }
             text = json.dumps(line, ensure_ascii=False, default=_jsonable)
-            for secret in self._redact:
-                text = text.replace(secret, "[REDACTED]")
+            text = self._redactor.text(text)
             os.write(self._fd, (text + "\n").encode("utf-8"))
             os.fsync(self._fd)
 

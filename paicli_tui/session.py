@@ -31,6 +31,7 @@ from paicli_tui.events import (
     SessionStarted,
 )
 from paicli_tui.ledger import Ledger, new_session_id
+from paicli_tui.redaction import Redactor
 from paicli_tui.llm.types import Usage
 
 if TYPE_CHECKING:
@@ -75,10 +76,10 @@ class Session:
         self.settings = settings
         self.workspace = workspace
         self.session_id = session_id or new_session_id()
-        self.bus = EventBus(self.session_id)
+        self.redactor = Redactor.for_session(settings)
+        self.bus = EventBus(self.session_id, redactor=self.redactor)
         provider = settings.resolved()
-        api_key = provider.api_key()
-        self.ledger = Ledger(self.bus, redact=(api_key,) if api_key else ())
+        self.ledger = Ledger(self.bus, redact=self.redactor.secrets)
         self.client = ChatClient.from_settings(settings, session_id=self.session_id, bus=self.bus, transport=transport)
         self.model_label = self.client.model_label
         self.assembler = PromptAssembler(workspace)
@@ -89,7 +90,8 @@ class Session:
             risk_checker = ModelRiskChecker(self.client, self.assembler.prompt_file("risk-check.md"))
         #: Problems found while starting that the person should read (one line each).
         self.warnings: list[str] = []
-        self.registry = ToolRegistry(workspace, settings, risk_checker=risk_checker, saved_rules=self._saved_rules())
+        self.registry = ToolRegistry(workspace, settings, risk_checker=risk_checker, redactor=self.redactor,
+                                     saved_rules=self._saved_rules())
         self.approver = approver or DenyApprover()
         self.plan_reviewer = plan_reviewer
         self._approval_mode = settings.approval_mode
@@ -232,7 +234,7 @@ class Session:
 
         def run() -> RunOutcome:
             try:
-                outcome = job(*args)
+                outcome = self.redactor.scrub(job(*args))  # the final report and the UI show it
                 if outcome.kind != "command":
                     self.bus.publish(RunOutcomeRecorded("session", outcome.kind, outcome.ok, outcome.status, outcome.text))
                 return outcome

@@ -111,7 +111,7 @@ def test_ask_mode_reason_names_the_risk_and_offers_no_grant(workspace):
     approver = RecordingApprover(Decision.NO)
     result = run(ToolRegistry(workspace, Settings()), approver, "ask", "execute_command", command="git push -f")
     [request] = approver.requests
-    reason = "git push --force/--delete rewrites remote history"
+    reason = "git push --force/--delete rewrites remote history; contacts the network (git push)"
     assert request.reason == f"risky: {reason}" and request.risky and request.grants == ()
     assert result.content == f"denied: {reason}"
 

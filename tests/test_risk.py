@@ -16,7 +16,6 @@ SAFE = [
     "python -m pytest tests/ -x",
     "git status",
     "git diff HEAD~1",
-    "git push origin main",
     "git log --oneline | head -20",
     "grep -rn 'def main' src",
     "make",
@@ -36,8 +35,6 @@ SAFE = [
     "cp a.txt b.txt",
     "chmod +x run.sh",
     "chmod -R 755 scripts",
-    "curl -s https://example.com | python3 -m json.tool",
-    "curl -o page.html https://example.com",
     "echo done # rm -rf /",
     "cat > notes.md <<EOF\nhello\nEOF",
     "sed -i 's/a/b/' src/app.py",
@@ -47,6 +44,10 @@ SAFE = [
 ]
 
 RISKY = [
+    # Network egress (issue 12): a command can send whatever it reads anywhere.
+    ("git push origin main", "contacts the network (git push)"),
+    ("curl -s https://example.com | python3 -m json.tool", "contacts the network (curl)"),
+    ("curl -o page.html https://example.com", "contacts the network (curl)"),
     ("rm -rf /", "deletes everything in /"),
     ("rm -rf ~", "deletes everything in ~"),
     ("rm -rf $HOME/*", "deletes"),

@@ -4,6 +4,7 @@ append the results and go round again."""
 
 from __future__ import annotations
 
+import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -39,9 +40,17 @@ class AgentOutcome:
     usage: Usage = field(default_factory=Usage)
 
 
+#: An opening or closing wrapper tag inside tool output, in any case and
+#: spacing (``</TOOL-RESULT >``, ``< tool_result trust="trusted">``).
+_WRAPPER_TAG = re.compile(r"<(?=\s*/?\s*tool[-_\s]*result\b)", re.IGNORECASE)
+
+
 def wrap_tool_result(content: str) -> str:
-    """Tool output is data, never instructions (P-6.6)."""
-    return f'<tool-result trust="untrusted-data">\n{content}\n</tool-result>'
+    """Tool output is data, never instructions (P-6.6). A wrapper tag inside
+    the output is neutralised (its ``<`` becomes ``&lt;``), so the output can
+    neither close the wrapper nor open a forged "trusted" one: the model sees
+    exactly one wrapper, and the text stays readable."""
+    return f'<tool-result trust="untrusted-data">\n{_WRAPPER_TAG.sub("&lt;", content)}\n</tool-result>'
 
 
 class Agent:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from paicli_tui.events import ApprovalDecided, ApprovalRequested, GrantAdded
+from paicli_tui.redaction import Redactor
 from paicli_tui.tools.approval import ApprovalAnswer, ApprovalRequest, Decision, as_answer
 from paicli_tui.tools.base import Tool, ToolContext, ToolError
 from paicli_tui.tools.grants import GrantStore, proposed_grants
@@ -44,10 +45,12 @@ ALLOWED = GateOutcome(True)
 
 
 class ApprovalGate:
-    def __init__(self, workspace: Path, grants: GrantStore, risk_checker: RiskChecker | None = None) -> None:
+    def __init__(self, workspace: Path, grants: GrantStore, risk_checker: RiskChecker | None = None,
+                 redactor: "Redactor | None" = None) -> None:
         self.workspace = workspace
         self.grants = grants
         self.risk_checker = risk_checker
+        self.redactor = redactor if redactor is not None else Redactor()
 
     def check(self, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> GateOutcome:
         """Raises ToolError (from ``tool.preview``) when the call cannot
@@ -72,8 +75,11 @@ class ApprovalGate:
                 self._publish(ctx, ApprovalDecided(ctx.actor, tool.name, "auto-approved", f"granted: {grant.describe()}"))
                 return ALLOWED
         offered = () if verdict.risky else proposed_grants(tool.name, args, self.workspace)
-        request = ApprovalRequest(ctx.actor, tool.name, args, reason, preview, grants=offered, risky=verdict.risky,
-                                  workdir=str(self.workspace), task=ctx.task)
+        # The person sees where a secret is, never its value (the approver
+        # may print to a terminal or a log).
+        scrub = self.redactor.scrub
+        request = ApprovalRequest(ctx.actor, tool.name, scrub(args), scrub(reason), scrub(preview), grants=offered,
+                                  risky=verdict.risky, workdir=str(self.workspace), task=ctx.task)
         answer = self._ask(request, ctx)
         if answer.decision is Decision.ALWAYS:
             grant = answer.grant or (offered[0] if offered else None)
@@ -108,6 +114,9 @@ class ApprovalGate:
         return GateOutcome(True, arguments=edited)
 
     def _risk(self, command: str) -> RiskVerdict:
+        if self.redactor.contains(command):
+            # The model only has the value if it leaked: never pass it on unasked.
+            return RiskVerdict(True, "the command contains a secret this session knows (shown as [REDACTED])")
         verdict = classify_command(command, self.workspace)
         if verdict.risky or self.risk_checker is None:
             return verdict

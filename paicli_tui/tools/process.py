@@ -17,7 +17,9 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Mapping
 
+from paicli_tui.tools.command_env import CommandEnvPolicy
 from paicli_tui.tools.proc_table import MARKER_VARIABLE, leftovers
 
 HEAD_BYTES = 16 * 1024
@@ -130,10 +132,11 @@ def shell_path() -> str:
     return shutil.which("bash") or "/bin/sh"
 
 
-def run_command(command: str, cwd: Path, timeout_s: float, cancel: threading.Event) -> CommandOutcome:
+def run_command(command: str, cwd: Path, timeout_s: float, cancel: threading.Event,
+                env: Mapping[str, str] | None = None) -> CommandOutcome:
     marker = secrets.token_hex(8)
     started = time.monotonic()
-    env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+    env = {**(CommandEnvPolicy().build() if env is None else env), "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
     process = subprocess.Popen(
         [shell_path(), "-c", command], cwd=cwd, env={**env, MARKER_VARIABLE: marker}, stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,

@@ -14,7 +14,9 @@ from jsonschema.exceptions import best_match
 
 from paicli_tui.config import Settings
 from paicli_tui.llm.types import ToolCall
+from paicli_tui.redaction import Redactor
 from paicli_tui.tools.base import Deadline, Tool, ToolContext, ToolError, ToolResult
+from paicli_tui.tools.command_env import CommandEnvPolicy
 from paicli_tui.tools.files import EditFile, ReadFile, WriteFile
 from paicli_tui.tools.gate import ApprovalGate
 from paicli_tui.tools.grants import GrantStore, parse_rule
@@ -34,16 +36,19 @@ class ToolRegistry:
         *,
         search_backend: SearchBackend | None = None,
         risk_checker: Callable[[str], RiskVerdict | None] | None = None,
+        redactor: Redactor | None = None,
         saved_rules: list[str] | None = None,
     ) -> None:
         self.workspace = workspace.resolve()
         self.settings = settings
+        self.redactor = redactor if redactor is not None else Redactor.for_session(settings)
         if search_backend is None and settings.search_url:
             search_backend = SearxngBackend(settings.search_url)
         tools: list[Tool] = [
             ReadFile(self.workspace), ListDir(self.workspace), GlobFiles(self.workspace), GrepCode(self.workspace),
             WriteFile(self.workspace), EditFile(self.workspace),
-            ExecuteCommand(self.workspace, settings.command_timeout), WebFetch(self.workspace),
+            ExecuteCommand(self.workspace, settings.command_timeout, CommandEnvPolicy.from_settings(settings)),
+            WebFetch(self.workspace),
         ]
         if search_backend is not None:
             tools.append(WebSearch(self.workspace, search_backend))
@@ -53,7 +58,7 @@ class ToolRegistry:
         self.grants = GrantStore(self.workspace, [parse_rule(r) for r in permissions.allow],
                                  [parse_rule(r) for r in permissions.deny],
                                  [parse_rule(r, "workspace") for r in saved_rules or ()])
-        self._gate = ApprovalGate(self.workspace, self.grants, risk_checker)
+        self._gate = ApprovalGate(self.workspace, self.grants, risk_checker, self.redactor)
 
     def schemas(self) -> list[dict]:
         return [tool.schema() for tool in self._tools.values()]
@@ -77,10 +82,11 @@ class ToolRegistry:
             if not gate.allowed:
                 return ToolResult(False, gate.denial, gate.denial)
             if gate.arguments is None:
-                return tool.run(args, self._with_deadline(ctx))
+                return self.redactor.tool_result(tool.run(args, self._with_deadline(ctx)), ctx, call)
             result = tool.run(self._edited(tool, gate.arguments), self._with_deadline(ctx))
             note = f"[the person edited this call before it ran; it ran with: {json.dumps(gate.arguments)}]"
-            return ToolResult(result.ok, f"{note}\n{result.content}", f"{result.summary} (edited by you)")
+            edited = ToolResult(result.ok, f"{note}\n{result.content}", f"{result.summary} (edited by you)")
+            return self.redactor.tool_result(edited, ctx, call)
         except ToolError as exc:
             return _failed(str(exc), str(exc))
         except OSError as exc:

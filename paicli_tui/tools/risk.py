@@ -29,6 +29,9 @@ _DOWNLOAD_EXECUTED = re.compile(
     r"\b(eval|source|sh|bash|zsh|dash|ksh|python3?|perl|ruby|node)\b[^;&|\n]*(\$\(|`|<\()\s*(curl|wget)\b"
     r"|(^|[;&|(\s])\.\s+<\(\s*(curl|wget)\b"
 )
+#: Any process's environment (paicli's holds the API key), the pid spelt
+#: however: 1234, $PPID, *, $(pgrep paicli), `pidof python`.
+_PROC_ENVIRON = re.compile(r"/proc/(?:[^\s/]+|\$\([^)]*\)|`[^`]*`)/environ\b")
 _SUBSTITUTION = re.compile(r"\$\(([^()]*(?:\([^()]*\)[^()]*)*)\)|`([^`]*)`")
 MAX_DEPTH = 3
 
@@ -63,26 +66,65 @@ def _classify(command: str, checker, depth: int) -> RiskVerdict:
         return RiskVerdict(True, "fork bomb")
     if _DOWNLOAD_EXECUTED.search(command):
         return RiskVerdict(True, "runs code downloaded from the internet")
+    environ = _PROC_ENVIRON.search(command)
+    if environ and not environ.group(0).startswith("/proc/self/"):
+        return RiskVerdict(True, f"reads another process's environment, which holds secrets ({environ.group(0)})")
+    command = heredocs_as_strings(command)
     try:
         commands = split_commands(command)
     except ValueError:
         return RiskVerdict(True, "cannot parse the command (unbalanced quotes)")
+    # Egress (network, stored secrets) is checked on every simple command;
+    # a more specific rule found later in the command still names itself.
+    egress: str | None = None
     for simple in commands:
+        checker.script = command
+        egress = egress or checker.egress(simple)
         reason = checker.check(simple)
         if reason:
-            return RiskVerdict(True, reason)
+            return RiskVerdict(True, _joined(reason, egress))
         nested = checker.nested_script(simple)
         if nested and depth < MAX_DEPTH:
             verdict = _classify(nested, checker, depth + 1)
             if verdict.risky:
-                return verdict
+                return RiskVerdict(True, _joined(verdict.reason, egress))
     if depth < MAX_DEPTH:
         # Substitutions inside double quotes stay one word for shlex.
         for match in _SUBSTITUTION.finditer(command):
             verdict = _classify(match.group(1) or match.group(2) or "", checker, depth + 1)
             if verdict.risky:
-                return verdict
-    return SAFE
+                return RiskVerdict(True, _joined(verdict.reason, egress))
+    return RiskVerdict(True, egress) if egress else SAFE
+
+
+def _joined(reason: str, egress: str | None) -> str:
+    return reason if not egress or egress in reason else f"{reason}; {egress}"
+
+
+_HEREDOC = re.compile(r"(?<!<)<<(-?)[ \t]*(['\"]?)([A-Za-z_][\w.-]*)\2")
+
+
+def heredocs_as_strings(command: str) -> str:
+    """``cmd <<EOF⏎body⏎EOF`` → ``cmd <<< 'body'``: the body becomes the
+    redirect's one-word target, so it is judged as the input of ``cmd`` (a
+    program for an interpreter or shell, data for ``cat``), not as commands."""
+    pos = 0
+    while (match := _HEREDOC.search(command, pos)) is not None:
+        line_end = command.find("\n", match.end())
+        if line_end == -1:
+            break
+        lines = command[line_end + 1:].split("\n")
+        for n, line in enumerate(lines):
+            if (line.lstrip("\t") if match.group(1) else line) == match.group(3):
+                body, after = lines[:n], lines[n + 1:]
+                break
+        else:  # no closing delimiter: the body runs to the end
+            body, after = lines, []
+        replacement = "<<< " + shlex.quote("\n".join(body))
+        command = (command[:match.start()] + replacement + command[match.end():line_end]
+                   + ("\n" + "\n".join(after) if after else ""))
+        pos = match.start() + len(replacement)  # a second heredoc on the same line comes next
+    return command
 
 
 def tokenize(command: str) -> list[str]:

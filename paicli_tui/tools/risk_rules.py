@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 from paicli_tui.tools.risk import SimpleCommand, split_options, strip_wrappers
+from paicli_tui.tools.risk_egress import egress_reason, stdin_text
 
 ELEVATE = {"sudo", "su", "doas", "pkexec", "run0"}
 SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "fish"}
@@ -34,7 +35,10 @@ class CommandChecker:
         self.root = Path(os.path.realpath(workspace))
         self.cwd = self.root
         self.home = Path(os.path.expanduser("~"))
+        self.real_home = Path(os.path.realpath(self.home))
         self.scratch = {Path(os.path.realpath(tempfile.gettempdir())), Path("/tmp")}
+        self.script = ""
+        """The text being classified now (a heredoc's body is only there)."""
 
     # -- entry points ------------------------------------------------------------
 
@@ -66,8 +70,14 @@ class CommandChecker:
             return f"changes system packages ({name})"
         return None
 
+    def egress(self, command: SimpleCommand) -> str | None:
+        """Why the command may carry data off the machine (network use, a
+        read of stored secrets), or None."""
+        return egress_reason(command, self)
+
     def nested_script(self, command: SimpleCommand) -> str | None:
-        """The script run by ``sh -c '…'`` or ``eval …``, to check as well."""
+        """The script run by ``sh -c '…'``, ``eval …``, ``echo '…' | sh`` or
+        ``sh <<EOF``, to check as well."""
         words = strip_wrappers(command.words)
         if not words:
             return None
@@ -78,6 +88,8 @@ class CommandChecker:
             for i, word in enumerate(words[1:-1], start=1):
                 if word.startswith("-") and not word.startswith("--") and "c" in word:
                     return words[i + 1]
+            if _reads_program_from_stdin(name, words[1:]):
+                return stdin_text(command)
         return None
 
     # -- rules per command (method name: _rule_<command>) ------------------------------

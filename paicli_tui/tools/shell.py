@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from paicli_tui.tools.base import Tool, ToolContext, ToolResult, object_schema
+from paicli_tui.tools.command_env import CommandEnvPolicy
 from paicli_tui.tools.process import CommandOutcome, run_command
 
 MAX_TIMEOUT_S = 600.0
@@ -19,9 +20,10 @@ class ExecuteCommand(Tool):
                     "description": f"Seconds before the command and its children are killed (max {int(MAX_TIMEOUT_S)})."},
     }, ["command"])
 
-    def __init__(self, workspace, default_timeout: float) -> None:
+    def __init__(self, workspace, default_timeout: float, env_policy: CommandEnvPolicy | None = None) -> None:
         super().__init__(workspace)
         self.default_timeout = default_timeout
+        self.env_policy = env_policy or CommandEnvPolicy()
 
     @property
     def description(self) -> str:  # type: ignore[override]
@@ -30,7 +32,8 @@ class ExecuteCommand(Tool):
             f"are merged and capped (head and tail kept). Default timeout {self.default_timeout:g} s; on timeout the "
             "whole process group is killed. Background processes must redirect their output or they are stopped "
             "when the command exits; those that do run until the session ends. Processes that leave the process "
-            "group (setsid) are reported, not stopped. Returns the exit code and output."
+            "group (setsid) are reported, not stopped. API keys, tokens and passwords are removed from its "
+            "environment. Returns the exit code and output."
         )
 
     def preview(self, args: dict[str, Any]) -> str:
@@ -39,7 +42,7 @@ class ExecuteCommand(Tool):
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         requested = args.get("timeout", self.default_timeout)
         timeout = min(float(requested), MAX_TIMEOUT_S)
-        outcome = run_command(args["command"], self.workspace, timeout, ctx.cancel)
+        outcome = run_command(args["command"], self.workspace, timeout, ctx.cancel, self.env_policy.build())
         seconds = f"{outcome.duration_s:.1f}s"
         notes = []
         if requested > MAX_TIMEOUT_S:
