@@ -102,7 +102,7 @@ class MainScreen(Screen):
             "muted",
         )
         settings = getattr(self.session, "settings", None)
-        problem = settings.resolved().missing_key() if settings is not None else None
+        problem = settings.resolved().problem() if settings is not None else None
         if problem:
             # Said up front rather than after a failed request; the app stays usable.
             await self.transcript.add_line(problem, "warning")
