@@ -29,18 +29,16 @@ import httpx
 from paicli_tui import __version__
 from paicli_tui import events as ev
 from paicli_tui.llm.cancel import CANCEL_EXTENSION, CancelWatch, install_tracking
-from paicli_tui.llm.reader import MAX_ERROR_BYTES, ReplyReader, read_limited
-from paicli_tui.llm.retry import backoff_delay, parse_retry_after, server_message
+from paicli_tui.llm.reader import ReplyReader
+from paicli_tui.llm.retry import backoff_delay
 from paicli_tui.llm.types import (
     ChatResult,
     Delta,
     DeltaCallback,
-    ModelAuthError,
     ModelCancelled,
     ModelConnectionError,
     ModelDeadlineError,
     ModelError,
-    ModelHTTPError,
 )
 
 if TYPE_CHECKING:
@@ -239,31 +237,15 @@ class ChatClient:
                 if cancel is not None and cancel.is_set():
                     raise ModelCancelled(f"call to {self.base_url} cancelled")
                 if not 200 <= response.status_code < 300:
-                    raise self._status_error(response, cancel, deadline)
+                    raise reader.status_error(
+                        response, cancel, deadline, key_sent=self._api_key is not None, key_env=self.api_key_env
+                    )
                 content_type = response.headers.get("content-type", "")
                 if stream and not content_type.startswith("application/json"):
                     return reader.read_stream(response, cancel, emit, deadline)
                 return reader.read_json(response, cancel, emit, deadline)
             finally:
                 response.close()
-
-    def _status_error(self, response: httpx.Response, cancel: threading.Event | None, deadline: float | None) -> ModelError:
-        """The error for a non-2xx reply, with the server's own reason from
-        the first MAX_ERROR_BYTES of the body (the rest is never read)."""
-        status = response.status_code
-        try:
-            raw, _ = read_limited(response, MAX_ERROR_BYTES)
-        except httpx.RequestError as exc:
-            raise self._reader.transport_error(exc, cancel, body_started=False, deadline=deadline) from None
-        message = server_message(raw)
-        reason = f": {message}" if message else ""
-        if status in (401, 403):
-            if self._api_key:
-                return ModelAuthError(f"API key rejected by {self.base_url} ({status}){reason}")
-            hint = f"set {self.api_key_env}" if self.api_key_env else "set an API key with --api-key-env VAR"
-            return ModelAuthError(f"{self.base_url} requires an API key ({status}) and none was sent{reason}; {hint}")
-        retry_after = parse_retry_after(response.headers.get("retry-after"))
-        return ModelHTTPError(f"{self.base_url} returned HTTP {status}{reason}", status, retry_after)
 
     # -- events -----------------------------------------------------------------
 

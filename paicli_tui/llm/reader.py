@@ -12,14 +12,17 @@ from typing import Callable
 import httpx
 
 from paicli_tui.llm.completion import parse_completion
+from paicli_tui.llm.retry import parse_retry_after, server_message
 from paicli_tui.llm.sse import SSEDecoder, SSELimitError, StreamAccumulator
 from paicli_tui.llm.types import (
     ChatResult,
     Delta,
+    ModelAuthError,
     ModelCancelled,
     ModelConnectionError,
     ModelDeadlineError,
     ModelError,
+    ModelHTTPError,
     ModelResponseError,
     ModelStreamError,
     ModelTimeoutError,
@@ -98,6 +101,28 @@ class ReplyReader:
         if body_started:
             return ModelStreamError(f"stream from {url} ended early: {exc or type(exc).__name__}")
         return ModelConnectionError(f"connection to {url} failed: {exc or type(exc).__name__}")
+
+    def status_error(
+        self, response: httpx.Response, cancel: threading.Event | None, deadline: float | None, *, key_sent: bool, key_env: str
+    ) -> ModelError:
+        """The error for a non-2xx reply, with the server's own reason from
+        the first MAX_ERROR_BYTES of the body (the rest is never read). An
+        auth failure without a key names ``key_env``, or no variable at all."""
+        status = response.status_code
+        try:
+            raw, _ = read_limited(response, MAX_ERROR_BYTES)
+        except httpx.RequestError as exc:
+            raise self.transport_error(exc, cancel, body_started=False, deadline=deadline) from None
+        message = server_message(raw)
+        reason = f": {message}" if message else ""
+        url = self.base_url
+        if status in (401, 403):
+            if key_sent:
+                return ModelAuthError(f"API key rejected by {url} ({status}){reason}")
+            hint = f"set {key_env}" if key_env else "set an API key with --api-key-env VAR"
+            return ModelAuthError(f"{url} requires an API key ({status}) and none was sent{reason}; {hint}")
+        retry_after = parse_retry_after(response.headers.get("retry-after"))
+        return ModelHTTPError(f"{url} returned HTTP {status}{reason}", status, retry_after)
 
     def read_json(
         self, response: httpx.Response, cancel: threading.Event | None, emit: Emit, deadline: float | None = None
