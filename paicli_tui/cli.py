@@ -50,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--plan-file", metavar="FILE", help="run a saved plan without planning", default=argparse.SUPPRESS)
     run.add_argument("--approval", choices=["auto", "ask", "plan"], help="approval mode for tools")
     limits = run.add_argument_group("budgets (an agent stops with a PARTIAL result; a run stops dispatching)")
-    limits.add_argument("--max-turns", type=int, metavar="N", help="model calls per agent turn")
+    limits.add_argument("--max-turns", type=int, metavar="N", help="model calls per agent turn (default 50)")
     limits.add_argument("--max-tokens", type=int, metavar="N", help="tokens per agent turn")
     limits.add_argument("--max-seconds", type=float, metavar="S", help="wall time per agent turn")
     limits.add_argument("--run-max-turns", type=int, metavar="N", help="model calls for the whole run")

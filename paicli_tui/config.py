@@ -31,6 +31,9 @@ PRESETS: dict[str, dict[str, str]] = {
 }
 
 
+#: Model calls one agent may make per turn or task unless configured.
+DEFAULT_MAX_TURNS = 50
+
 #: Approval modes in Shift+Tab order (P-6.5).
 MODES = ("auto", "plan", "ask")
 
@@ -95,8 +98,10 @@ class Settings(BaseModel):
     keys, common token shapes) before they are recorded or sent to the model."""
     max_history_chars: int = Field(120_000, ge=2_000)
     """Compact the conversation beyond this many characters."""
-    max_turns: int | None = Field(None, ge=1)
-    """Optional per-agent model-call budget."""
+    max_turns: int | None = Field(DEFAULT_MAX_TURNS, ge=1)
+    """Per-agent model-call budget for one turn or task: 50 unless set, so
+    a loop with no configured limit still stops (the runaway guard only
+    catches identical calls; a model alternating between two ran on)."""
     max_tokens: int | None = Field(None, ge=1)
     """Optional per-agent token budget (prompt + completion)."""
     max_seconds: float | None = Field(None, gt=0)
@@ -187,13 +192,56 @@ class ResolvedProvider(BaseModel):
         llama.cpp / Ollama server usually needs none)."""
         if not self.api_key_env or self.api_key() is not None:
             return None
-        host = (urlsplit(self.base_url).hostname or "").lower()
-        if host in ("localhost", "::1") or host.startswith("127."):
+        if is_local_url(self.base_url):
             return None
         return (
             f"{self.api_key_env} is not set: {self.base_url} needs an API key "
             f"(export {self.api_key_env}=…, or try `paicli --demo`)"
         )
+
+    def problem(self) -> str | None:
+        """What stops this provider from working, as one line: a base URL
+        that is not an http(s) URL comes first (a key check on it would
+        mislead), then a missing key."""
+        return base_url_problem(self.base_url) or self.missing_key()
+
+
+def is_local_url(url: str) -> bool:
+    """True for a loopback host: 127.0.0.0/8, ``localhost``, ``::1``."""
+    try:
+        host = (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return False
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
+def base_url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be an OpenAI-compatible base URL, or None."""
+    example = "(e.g. http://127.0.0.1:8080/v1)"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a bad port
+    except ValueError:
+        return f"base URL {_shown(url)} is not a URL: its host or port cannot be read {example}"
+    if parts.scheme.lower() not in ("http", "https"):
+        if "://" not in url:
+            return f"base URL {_shown(url)} is not a URL: it needs http:// or https:// and a host {example}"
+        return f"base URL {_shown(url)} uses {parts.scheme}://, which paicli cannot use: use http:// or https://"
+    host = parts.hostname or ""
+    if not host or any(ch.isspace() for ch in url):
+        return f"base URL {_shown(url)} is not a URL: it has no host, or spaces in it {example}"
+    return None
+
+
+def _shown(url: str) -> str:
+    # user:password@ in a URL is a credential: never echo it.
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return repr(url)
+    if "@" in parts.netloc:
+        url = parts._replace(netloc="…@" + parts.netloc.rsplit("@", 1)[1]).geturl()
+    return repr(url)
 
 
 def config_dir() -> Path:

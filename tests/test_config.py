@@ -124,3 +124,32 @@ def test_headless_run_without_the_key_fails_fast_with_exit_2(tmp_path):
     )
     assert proc.returncode == 2
     assert "OPENAI_API_KEY is not set" in proc.stderr and proc.stderr.count("\n") == 1
+
+
+def test_the_turn_limit_defaults_to_50_so_an_unlimited_loop_still_stops():
+    assert load_settings().max_turns == 50
+    assert load_settings({"max_turns": 7}).max_turns == 7
+
+
+@pytest.mark.parametrize("url", ["not a url", "http//x", "localhost:8080", "http:///v1", "http://x:port/v1"])
+def test_a_garbage_base_url_is_named_before_the_key(url):
+    problem = load_settings({"base_url": url}).resolved().problem()
+    assert problem is not None and problem.startswith("base URL ") and "is not a URL" in problem
+    assert "OPENAI_API_KEY" not in problem
+
+
+@pytest.mark.parametrize("url", ["ftp://x/v1", "ws://x/v1"])
+def test_a_base_url_that_is_not_http_is_refused(url):
+    problem = load_settings({"base_url": url}).resolved().problem()
+    assert problem is not None and "use http:// or https://" in problem
+
+
+def test_a_password_in_a_bad_base_url_is_not_repeated():
+    problem = load_settings({"base_url": "ftp://me:hunter2@x/v1"}).resolved().problem()
+    assert problem is not None and "hunter2" not in problem
+
+
+def test_good_base_urls_have_no_problem_beyond_the_key():
+    assert load_settings({"base_url": "http://127.0.0.1:8080/v1"}).resolved().problem() is None
+    assert load_settings({"base_url": "https://[::1]:9/v1"}).resolved().problem() is None
+    assert "OPENAI_API_KEY is not set" in load_settings({"base_url": "https://api.example.com/v1"}).resolved().problem()

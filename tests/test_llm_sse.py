@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from paicli_tui.llm.scripted import Reply, sse_events
-from paicli_tui.llm.sse import SSEDecoder, StreamAccumulator
+from paicli_tui.llm.sse import SSEDecoder, SSELimitError, StreamAccumulator
 from paicli_tui.llm.types import Delta, ModelStreamError, ToolCall, Usage
 
 
@@ -80,6 +80,32 @@ def test_any_split_of_a_stream_gives_the_same_events(cuts):
         position += cut
     reads.append(body[position:])
     assert decode(*reads) == decode(body)
+
+
+def test_a_1_mib_line_over_a_thousand_reads_is_one_event():
+    payload = "x" * (1024 * 1024)
+    line = b"data: " + payload.encode() + b"\n\n"
+    assert decode(*[line[i:i + 1000] for i in range(0, len(line), 1000)]) == [payload]
+
+
+def test_a_lone_cr_after_a_held_piece_still_ends_the_line():
+    assert decode(b"data: a", b"b\r", b"\r", b"data: c", b"\r\r") == ["ab", "c"]
+
+
+def test_a_line_longer_than_the_limit_is_refused_while_it_arrives():
+    decoder = SSEDecoder(limit=64 * 1024)
+    decoder.feed(b"data: ")
+    with pytest.raises(SSELimitError, match="a line of the event stream is longer than"):
+        for _ in range(100):
+            decoder.feed(b"a" * 4096)
+    assert decoder._pending_len == 0  # nothing held after refusing
+
+
+def test_an_event_of_many_lines_longer_than_the_limit_is_refused():
+    decoder = SSEDecoder(limit=64 * 1024)
+    with pytest.raises(SSELimitError, match="an event of the event stream is longer than"):
+        for _ in range(100):
+            decoder.feed(b"data: " + b"a" * 4000 + b"\n")
 
 
 # -- accumulator --------------------------------------------------------------------

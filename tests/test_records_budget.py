@@ -46,7 +46,7 @@ def test_an_agent_limit_ends_the_agent_with_a_partial_result_naming_it(tmp_path,
     (report,) = session_reports(path)
     assert report["status"] == "partial" and report["exit_code"] == 1
     assert words in report["exit_reason"]
-    assert report["limits"] == limits
+    assert report["limits"] == {"max_turns": 50, **limits}  # the default turn limit is a limit too
 
 
 def _chain(tmp_path, planner_delay: float = 0.0, **limits):

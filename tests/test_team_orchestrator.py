@@ -211,7 +211,7 @@ def test_blocked_step_gets_no_review_and_blocks_its_dependents(tmp_path):
     assert "⛔ step_1" in report.summary
 
 
-@pytest.mark.parametrize("reply", ["I did it!", '{"status": "completed", "result": "x", "reason": "y"}', ""])
+@pytest.mark.parametrize("reply", ["I did it!", '{"status": "completed", "result": "x", "reason": "y"}'])
 def test_invalid_report_fails_at_once_without_review(tmp_path, reply):
     script = StepScript(workers={"step_1": [Reply(content=reply)]})
     team = Team(tmp_path, script)
@@ -221,6 +221,19 @@ def test_invalid_report_fails_at_once_without_review(tmp_path, reply):
     assert step.status is TaskStatus.FAILED and step.error.startswith("invalid worker report: ")
     assert [r.agent for r in script.requests] == ["worker-1"]
     assert [e.status for e in team.of(WorkerReportParsed)] == ["invalid"]
+
+
+def test_an_empty_worker_reply_fails_the_step_at_once_without_review(tmp_path):
+    # The agent loop itself fails an empty reply (no text, no tool calls): a
+    # worker that said nothing has not reported, as a /plan task has not.
+    script = StepScript(workers={"step_1": [Reply(content="")]})
+    team = Team(tmp_path, script)
+    report = team.run(plan_of(("do it", [])))
+
+    step = report.plan.task("step_1")
+    assert step.status is TaskStatus.FAILED and step.error.endswith("the model returned an empty reply")
+    assert [r.agent for r in script.requests] == ["worker-1"]
+    assert team.of(ReviewStarted) == []
 
 
 def test_reviewer_call_failing_fails_the_step_with_the_result_retained(tmp_path):

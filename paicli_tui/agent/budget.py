@@ -40,6 +40,16 @@ class Budget:
                 return f"time limit reached ({elapsed:.0f}s/{self.max_seconds:.0f}s)"
         return self.run.exceeded() if self.run is not None else None
 
+    def deadline(self) -> float | None:
+        """When the earlier of this agent's and its run's time limits ends,
+        as a ``time.monotonic()`` value; None without a time limit. A model
+        call is cut off there, mid-stream if need be."""
+        own = self.started + self.max_seconds if self.max_seconds is not None else None
+        run = self.run.deadline() if self.run is not None else None
+        if own is None or run is None:
+            return own if run is None else run
+        return min(own, run)
+
 
 class RunBudget:
     """Limits for a whole run (thread-safe). The session charges it with
@@ -80,3 +90,7 @@ class RunBudget:
     def exceeded(self) -> str | None:
         hit = self.exceeded_kind()
         return hit[1] if hit else None
+
+    def deadline(self) -> float | None:
+        """The run's time limit as a ``time.monotonic()`` value, or None."""
+        return self.started + self.max_seconds if self.max_seconds is not None else None

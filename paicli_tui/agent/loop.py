@@ -1,11 +1,18 @@
 """The ReAct loop every agent runs (P-6.1): check cancel → check budget →
 compact → call the model → no tool calls means done, otherwise run the tools,
-append the results and go round again."""
+append the results and go round again.
+
+Every model call carries the budget's deadline, so a time limit holds during
+a streaming call too; a stop asks for a summary (PARTIAL, P-6.7) in a call of
+its own. A reply with neither text nor tool calls is not an answer: the turn
+fails with EMPTY_REPLY_ERROR (no re-ask: a model that just said nothing
+rarely says more when asked again, and the caller can retry)."""
 
 from __future__ import annotations
 
 import re
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
@@ -14,7 +21,7 @@ from paicli_tui.agent.budget import Budget
 from paicli_tui.agent.compaction import compact
 from paicli_tui.agent.guard import RunawayGuard
 from paicli_tui.events import AgentFinished, AgentNote, Compaction, EventBus, HistoryCleared, ToolCallFinished, ToolCallStarted
-from paicli_tui.llm.types import ChatResult, ModelCancelled, ModelError, ToolCall, Usage
+from paicli_tui.llm.types import ChatResult, ModelCancelled, ModelDeadlineError, ModelError, ToolCall, Usage
 
 if TYPE_CHECKING:
     from paicli_tui.llm.client import ChatClient
@@ -26,6 +33,11 @@ if TYPE_CHECKING:
 OutcomeStatus = Literal["final", "partial", "cancelled", "failed"]
 READ_PARALLELISM = 4  # P-6.4
 NO_TOOLS_ERROR = "this role has no tools; tool call not executed"
+EMPTY_REPLY_ERROR = "the model returned an empty reply"
+#: The summary after a stop may use what is left of the time budget and at
+#: least this long: a responsive server still gets to report, a slow one
+#: costs at most this much past the limit.
+SUMMARY_GRACE_S = 10.0
 SUMMARY_REQUEST = (
     "Stop using tools now ({reason}). Reply with a concise summary of what you found and did so far, "
     "and what is still left to do."
@@ -122,10 +134,15 @@ class Agent:
                 if limit:
                     return self._summarise(limit, cancel, turn_usage)
                 self._maybe_compact()
-                result = self._call(cancel, with_tools=self.registry is not None)
+                try:
+                    result = self._call(cancel, with_tools=self.registry is not None, deadline=self.budget.deadline())
+                except ModelDeadlineError:
+                    return self._summarise(self.budget.exceeded() or "time limit reached", cancel, turn_usage)
                 turn_usage = turn_usage + result.usage
                 self.messages.append(result.assistant_message())
                 if not result.tool_calls:
+                    if not result.content.strip():
+                        return self._finish("failed", "", EMPTY_REPLY_ERROR, turn_usage)
                     return self._finish("final", result.content, "", turn_usage)
                 if self.registry is None:
                     return self._finish("failed", result.content, NO_TOOLS_ERROR, turn_usage)
@@ -139,9 +156,9 @@ class Agent:
         except ModelError as exc:
             return self._finish("failed", "", str(exc), turn_usage)
 
-    def _call(self, cancel: threading.Event, *, with_tools: bool) -> ChatResult:
+    def _call(self, cancel: threading.Event, *, with_tools: bool, deadline: float | None) -> ChatResult:
         tools = self.registry.schemas() if (with_tools and self.registry is not None) else None
-        result = self.client.chat(self.messages, agent=self.name, tools=tools or None, cancel=cancel)
+        result = self.client.chat(self.messages, agent=self.name, tools=tools or None, cancel=cancel, deadline=deadline)
         self.usage = self.usage + result.usage
         self.budget.charge(result.usage.total)
         return result
@@ -150,8 +167,11 @@ class Agent:
         """One last tool-less call so a stopped agent still reports (PARTIAL)."""
         self.messages.append({"role": "user", "content": SUMMARY_REQUEST.format(reason=reason)})
         self._publish(AgentNote(self.name, f"[stopped] {reason}; asking for a summary"))
+        deadline = self.budget.deadline()
+        if deadline is not None:
+            deadline = max(deadline, time.monotonic() + SUMMARY_GRACE_S)
         try:
-            result = self._call(cancel, with_tools=False)
+            result = self._call(cancel, with_tools=False, deadline=deadline)
         except ModelCancelled:
             return self._finish("cancelled", "cancelled", "cancelled by the user", usage)
         except ModelError as exc:

@@ -55,7 +55,7 @@ def main(args: argparse.Namespace) -> int:
     plan_file = getattr(args, "plan_file", None)
     if not goal and not plan_file:
         return fail("run needs a GOAL (e.g. paicli run --mode plan \"add tests\")", 2)
-    problem = settings.resolved().missing_key()
+    problem = settings.resolved().problem()
     if problem:
         return fail(problem, 2)
     try:

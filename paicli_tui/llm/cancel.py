@@ -8,6 +8,10 @@ thread used it last, and a watcher thread shuts that socket down
 ``threading.Event`` is set. The worker then sees end-of-stream, notices the
 event, and raises ModelCancelled.
 
+The same watcher enforces a call's deadline (the caller's time budget): once
+it passes, the socket is shut down just as for a cancel, so neither a
+server that sends nothing nor a wait for the first byte outlives the budget.
+
 Transports without sockets (the scripted and demo transports) read the
 event from the request extension ``CANCEL_EXTENSION`` and stop themselves.
 """
@@ -145,7 +149,7 @@ class _SharedWatcher:
             time.sleep(POLL_SECONDS)
             if self._stop_if_idle():
                 return
-            fired = [watch for watch in self._watches.copy() if watch.cancel_is_set()]
+            fired = [watch for watch in self._watches.copy() if watch.stop_requested()]
             # Keep firing each tick until the call ends: the connection may
             # not exist yet (still connecting) when the event is first seen.
             for watch in fired:
@@ -157,11 +161,15 @@ _WATCHER = _SharedWatcher()
 
 class CancelWatch:
     """While active, aborts the calling thread's connection once ``cancel``
-    is set; ``fallback`` (e.g. closing the response) runs when there is no
-    tracked socket. Use as a context manager around the blocking part."""
+    is set or the monotonic ``deadline`` passes; ``fallback`` (e.g. closing
+    the response) runs when there is no tracked socket. Use as a context
+    manager around the blocking part."""
 
-    def __init__(self, cancel: threading.Event | None, backend: _TrackingBackend | None) -> None:
+    def __init__(
+        self, cancel: threading.Event | None, backend: _TrackingBackend | None, deadline: float | None = None
+    ) -> None:
         self._cancel = cancel
+        self._deadline = deadline
         self._backend = backend
         self._owner = threading.get_ident()
         self._lock = threading.Lock()
@@ -172,7 +180,7 @@ class CancelWatch:
         if self._backend is not None:
             # A stale entry would point at an idle pooled connection.
             self._backend.users.pop(self._owner, None)
-        if self._cancel is None:
+        if self._cancel is None and self._deadline is None:
             return self
         self._active = True
         _WATCHER.add(self)
@@ -185,8 +193,10 @@ class CancelWatch:
             if self._backend is not None:
                 self._backend.users.pop(self._owner, None)
 
-    def cancel_is_set(self) -> bool:
-        return self._cancel is not None and self._cancel.is_set()
+    def stop_requested(self) -> bool:
+        if self._cancel is not None and self._cancel.is_set():
+            return True
+        return self._deadline is not None and time.monotonic() >= self._deadline
 
     def fire(self) -> None:
         with self._lock:

@@ -4,6 +4,12 @@ Synchronous ``httpx`` used from worker threads. One ``chat`` call = one
 logical request, retried on connection errors, timeouts before the reply
 body began, and HTTP 408/409/429/5xx. Every failure surfaces as a typed
 ModelError whose message never contains the API key.
+
+A call may carry a deadline (a ``time.monotonic()`` value, the caller's
+time budget): it is checked before each attempt, after every network read
+of the stream (pings included), and by the cancel watcher, which shuts the
+socket down when it passes; a retry whose backoff would end after it is not
+waited for. What the client holds of a reply is capped (reader.py).
 """
 
 from __future__ import annotations
@@ -24,16 +30,15 @@ from paicli_tui import __version__
 from paicli_tui import events as ev
 from paicli_tui.llm.cancel import CANCEL_EXTENSION, CancelWatch, install_tracking
 from paicli_tui.llm.reader import ReplyReader
-from paicli_tui.llm.retry import backoff_delay, parse_retry_after, server_message
+from paicli_tui.llm.retry import backoff_delay
 from paicli_tui.llm.types import (
     ChatResult,
     Delta,
     DeltaCallback,
-    ModelAuthError,
     ModelCancelled,
     ModelConnectionError,
+    ModelDeadlineError,
     ModelError,
-    ModelHTTPError,
 )
 
 if TYPE_CHECKING:
@@ -67,7 +72,9 @@ class ChatClient:
         self.max_retries = max_retries
         self.retry_base_delay = retry_base_delay
         self.retry_max_delay = retry_max_delay
-        #: Name of the key's environment variable, for the hint in auth errors.
+        #: Name of the key's environment variable, for the hint in auth errors;
+        #: empty gives a generic hint (from_settings leaves a preset's default
+        #: variable out for a local server, which rarely wants a key at all).
         self.api_key_env = ""
         self._api_key = api_key or None
         self._url: httpx.URL | str = self.base_url + "/chat/completions"
@@ -117,7 +124,10 @@ class ChatClient:
             retry_max_delay=settings.retry_max_delay,
             model_label=label,
         )
-        client.api_key_env = resolved.api_key_env
+        from paicli_tui.config import is_local_url
+
+        if settings.api_key_env is not None or not is_local_url(resolved.base_url):
+            client.api_key_env = resolved.api_key_env
         return client
 
     def close(self) -> None:
@@ -140,7 +150,10 @@ class ChatClient:
         stream: bool = True,
         cancel: threading.Event | None = None,
         on_delta: DeltaCallback | None = None,
+        deadline: float | None = None,
     ) -> ChatResult:
+        """One logical request. ``deadline`` (monotonic seconds) ends the call
+        with ModelDeadlineError once passed, wherever it is waiting."""
         call_id = _new_call_id()
         started = time.monotonic()
         bus = self.bus
@@ -166,11 +179,13 @@ class ChatClient:
             try:
                 if cancel is not None and cancel.is_set():
                     raise ModelCancelled(f"call to {self.base_url} cancelled")
-                result = self._attempt(payload, headers, stream, cancel, emit)
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise self._reader.deadline_passed()
+                result = self._attempt(payload, headers, stream, cancel, emit, deadline)
                 break
             except ModelError as exc:
                 error = self._scrubbed(exc)
-                final = isinstance(error, ModelCancelled) or not error.retryable or retry >= self.max_retries
+                final = isinstance(error, (ModelCancelled, ModelDeadlineError)) or not error.retryable or retry >= self.max_retries
                 if final:
                     if retry and error.retryable:
                         error.args = (f"{error} (gave up after {retry + 1} attempts)",)
@@ -180,15 +195,29 @@ class ChatClient:
                 delay = backoff_delay(retry, self.retry_base_delay, self.retry_max_delay, getattr(error, "retry_after", None))
                 if bus is not None:
                     bus.publish(ev.ModelRetry(actor=agent, call_id=call_id, attempt=retry, delay_s=round(delay, 3), reason=str(error)))
-                if _wait_cancelled(delay, cancel):
-                    cancelled = ModelCancelled(f"call to {self.base_url} cancelled")
-                    self._publish_error(agent, call_id, cancelled)
-                    raise cancelled from None
+                stopped = self._wait_before_retry(delay, cancel, deadline)
+                if stopped is not None:
+                    self._publish_error(agent, call_id, stopped)
+                    raise stopped from None
         if bus is not None:
             bus.publish(self._response_event(result, agent, call_id, time.monotonic() - started))
         return result
 
-    def _attempt(self, payload: bytes, headers: dict, stream: bool, cancel: threading.Event | None, emit) -> ChatResult:
+    def _wait_before_retry(self, delay: float, cancel: threading.Event | None, deadline: float | None) -> ModelError | None:
+        """Sleep the backoff delay; the error to end the call with when
+        cancel came meanwhile or the deadline would pass first (the wait is
+        then not begun: the time is used up either way)."""
+        if deadline is not None and time.monotonic() + delay >= deadline:
+            error = self._reader.deadline_passed()
+            error.args = (f"{error} (a retry was due in {delay:.1f} s)",)
+            return error
+        if _wait_cancelled(delay, cancel):
+            return ModelCancelled(f"call to {self.base_url} cancelled")
+        return None
+
+    def _attempt(
+        self, payload: bytes, headers: dict, stream: bool, cancel: threading.Event | None, emit, deadline: float | None
+    ) -> ChatResult:
         extensions = {CANCEL_EXTENSION: cancel} if cancel is not None else None
         try:
             request = self._http.build_request("POST", self._url, content=payload, headers=headers, extensions=extensions)
@@ -197,40 +226,26 @@ class ChatClient:
             error.retryable = False
             raise error from None
         reader = self._reader
-        with CancelWatch(cancel, self._tracking) as watch:
+        with CancelWatch(cancel, self._tracking, deadline) as watch:
             try:
                 response = self._http.send(request, stream=True)
             except httpx.RequestError as exc:
-                raise reader.transport_error(exc, cancel, body_started=False) from None
+                raise reader.transport_error(exc, cancel, body_started=False, deadline=deadline) from None
             try:
                 if self._tracking is None:
                     watch.fallback = response.close
                 if cancel is not None and cancel.is_set():
                     raise ModelCancelled(f"call to {self.base_url} cancelled")
                 if not 200 <= response.status_code < 300:
-                    raise self._status_error(response, cancel)
+                    raise reader.status_error(
+                        response, cancel, deadline, key_sent=self._api_key is not None, key_env=self.api_key_env
+                    )
                 content_type = response.headers.get("content-type", "")
                 if stream and not content_type.startswith("application/json"):
-                    return reader.read_stream(response, cancel, emit)
-                return reader.read_json(response, cancel, emit)
+                    return reader.read_stream(response, cancel, emit, deadline)
+                return reader.read_json(response, cancel, emit, deadline)
             finally:
                 response.close()
-
-    def _status_error(self, response: httpx.Response, cancel: threading.Event | None) -> ModelError:
-        status = response.status_code
-        if status in (401, 403):
-            if self._api_key:
-                return ModelAuthError(f"API key rejected by {self.base_url} ({status})")
-            hint = f"; set {self.api_key_env}" if self.api_key_env else ""
-            return ModelAuthError(f"{self.base_url} requires an API key ({status}) and none was sent{hint}")
-        try:
-            raw = response.read()
-        except httpx.RequestError as exc:
-            raise self._reader.transport_error(exc, cancel, body_started=False) from None
-        message = server_message(raw)
-        retry_after = parse_retry_after(response.headers.get("retry-after"))
-        text = f"{self.base_url} returned HTTP {status}" + (f": {message}" if message else "")
-        return ModelHTTPError(text, status, retry_after)
 
     # -- events -----------------------------------------------------------------
 

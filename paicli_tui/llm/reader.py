@@ -6,18 +6,23 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from typing import Callable
 
 import httpx
 
 from paicli_tui.llm.completion import parse_completion
-from paicli_tui.llm.sse import SSEDecoder, StreamAccumulator
+from paicli_tui.llm.retry import parse_retry_after, server_message
+from paicli_tui.llm.sse import SSEDecoder, SSELimitError, StreamAccumulator
 from paicli_tui.llm.types import (
     ChatResult,
     Delta,
+    ModelAuthError,
     ModelCancelled,
     ModelConnectionError,
+    ModelDeadlineError,
     ModelError,
+    ModelHTTPError,
     ModelResponseError,
     ModelStreamError,
     ModelTimeoutError,
@@ -30,6 +35,28 @@ Emit = Callable[[Delta], None]
 # once per streamed token. Anything unusual falls back to json.loads.
 _scan = json.JSONDecoder().scan_once
 
+MiB = 1024 * 1024
+#: Largest non-streamed reply body held in memory.
+MAX_JSON_BYTES = 32 * MiB
+#: Largest streamed reply (raw SSE bytes): far above any real completion,
+#: low enough that a server streaming without end cannot fill the memory.
+MAX_STREAM_BYTES = 256 * MiB
+#: How much of an error reply is read: its message is cut to 200 characters.
+MAX_ERROR_BYTES = 64 * 1024
+
+
+def read_limited(response: httpx.Response, limit: int) -> tuple[bytes, bool]:
+    """At most ``limit`` bytes of the (decoded) body, and whether there was
+    more. The rest is never read: the caller closes the response."""
+    parts: list[bytes] = []
+    size = 0
+    for piece in response.iter_bytes():
+        parts.append(piece)
+        size += len(piece)
+        if size > limit:
+            return b"".join(parts)[:limit], True
+    return b"".join(parts), False
+
 
 class ReplyReader:
     def __init__(self, base_url: str, connect_timeout: float, read_timeout: float) -> None:
@@ -40,12 +67,21 @@ class ReplyReader:
     def cancelled(self) -> ModelCancelled:
         return ModelCancelled(f"call to {self.base_url} cancelled")
 
-    def transport_error(self, exc: httpx.RequestError, cancel: threading.Event | None, *, body_started: bool) -> ModelError:
+    def deadline_passed(self) -> ModelDeadlineError:
+        return ModelDeadlineError(f"call to {self.base_url} stopped: its time budget ran out")
+
+    def transport_error(
+        self, exc: httpx.RequestError, cancel: threading.Event | None, *, body_started: bool, deadline: float | None = None
+    ) -> ModelError:
         """An httpx failure as a ModelError. Only failures before the body
-        began are retryable: after that the caller has already seen deltas."""
+        began are retryable: after that the caller has already seen deltas.
+        A failure after cancel or the deadline is that (the watcher's abort
+        caused it)."""
         url = self.base_url
         if cancel is not None and cancel.is_set():
             return self.cancelled()
+        if deadline is not None and time.monotonic() >= deadline:
+            return self.deadline_passed()
         if isinstance(exc, (httpx.ConnectTimeout, httpx.PoolTimeout)):
             return ModelTimeoutError(f"connecting to {url} timed out after {self.connect_timeout:g} s")
         if isinstance(exc, httpx.ReadTimeout):
@@ -66,13 +102,41 @@ class ReplyReader:
             return ModelStreamError(f"stream from {url} ended early: {exc or type(exc).__name__}")
         return ModelConnectionError(f"connection to {url} failed: {exc or type(exc).__name__}")
 
-    def read_json(self, response: httpx.Response, cancel: threading.Event | None, emit: Emit) -> ChatResult:
+    def status_error(
+        self, response: httpx.Response, cancel: threading.Event | None, deadline: float | None, *, key_sent: bool, key_env: str
+    ) -> ModelError:
+        """The error for a non-2xx reply, with the server's own reason from
+        the first MAX_ERROR_BYTES of the body (the rest is never read). An
+        auth failure without a key names ``key_env``, or no variable at all."""
+        status = response.status_code
         try:
-            raw = response.read()
+            raw, _ = read_limited(response, MAX_ERROR_BYTES)
         except httpx.RequestError as exc:
-            raise self.transport_error(exc, cancel, body_started=False) from None
+            raise self.transport_error(exc, cancel, body_started=False, deadline=deadline) from None
+        message = server_message(raw)
+        reason = f": {message}" if message else ""
+        url = self.base_url
+        if status in (401, 403):
+            if key_sent:
+                return ModelAuthError(f"API key rejected by {url} ({status}){reason}")
+            hint = f"set {key_env}" if key_env else "set an API key with --api-key-env VAR"
+            return ModelAuthError(f"{url} requires an API key ({status}) and none was sent{reason}; {hint}")
+        retry_after = parse_retry_after(response.headers.get("retry-after"))
+        return ModelHTTPError(f"{url} returned HTTP {status}{reason}", status, retry_after)
+
+    def read_json(
+        self, response: httpx.Response, cancel: threading.Event | None, emit: Emit, deadline: float | None = None
+    ) -> ChatResult:
+        try:
+            raw, more = read_limited(response, MAX_JSON_BYTES)
+        except httpx.RequestError as exc:
+            raise self.transport_error(exc, cancel, body_started=False, deadline=deadline) from None
         if cancel is not None and cancel.is_set():
             raise self.cancelled()
+        if deadline is not None and time.monotonic() >= deadline:
+            raise self.deadline_passed()
+        if more:
+            raise ModelResponseError(f"reply from {self.base_url} exceeds {MAX_JSON_BYTES // MiB} MiB")
         result = self._parse_json(raw)
         if result.reasoning:
             emit(Delta("reasoning", result.reasoning))
@@ -93,17 +157,23 @@ class ReplyReader:
             raise ModelResponseError(f"unreadable response from {self.base_url}: {text[:100]!r}") from None
         return parse_completion(body, self.base_url)
 
-    def read_stream(self, response: httpx.Response, cancel: threading.Event | None, emit: Emit) -> ChatResult:
+    def read_stream(
+        self, response: httpx.Response, cancel: threading.Event | None, emit: Emit, deadline: float | None = None
+    ) -> ChatResult:
         decoder = SSEDecoder()
         accumulator = StreamAccumulator()
         received = 0
         done = False
         feed = decoder.feed
         consume = self._consume
+        monotonic = time.monotonic
         # iter_raw skips httpx's decoder layer, one generator less per read;
         # stream requests ask for identity encoding, so it is rarely needed.
         encoded = response.headers.get("content-encoding", "identity").lower() not in ("", "identity")
         try:
+            # Every read counts for the checks, also one that holds only a
+            # ": ping" comment: a server pinging forever must not outlive
+            # the deadline.
             for raw in response.iter_bytes() if encoded else response.iter_raw():
                 received += len(raw)
                 events = feed(raw)
@@ -111,11 +181,22 @@ class ReplyReader:
                     done = consume(events, accumulator, emit)
                 if cancel is not None and cancel.is_set():
                     raise self.cancelled()
+                if deadline is not None and monotonic() >= deadline:
+                    raise self.deadline_passed()
+                if received > MAX_STREAM_BYTES:
+                    raise ModelStreamError(f"stream from {self.base_url} exceeds {MAX_STREAM_BYTES // MiB} MiB")
         except httpx.RequestError as exc:
-            raise self.transport_error(exc, cancel, body_started=received > 0) from None
+            raise self.transport_error(exc, cancel, body_started=received > 0, deadline=deadline) from None
+        except SSELimitError as exc:
+            raise ModelStreamError(f"stream from {self.base_url} rejected: {exc}") from None
         if cancel is not None and cancel.is_set():
             raise self.cancelled()
-        events = decoder.close()
+        if deadline is not None and monotonic() >= deadline:
+            raise self.deadline_passed()
+        try:
+            events = decoder.close()
+        except SSELimitError as exc:
+            raise ModelStreamError(f"stream from {self.base_url} rejected: {exc}") from None
         if events and not done:
             done = self._consume(events, accumulator, emit)
         if received == 0:

@@ -34,15 +34,22 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     return max(when.timestamp() - (time.time() if now is None else now), 0.0)
 
 
+#: No retry follows at once, whatever the server or the settings say: a
+#: ``Retry-After: 0`` loop would otherwise hammer a struggling server.
+MIN_RETRY_DELAY = 0.01
+
+
 def backoff_delay(retry: int, base: float, cap: float, retry_after: float | None = None) -> float:
-    """Delay before retry number ``retry`` (1-based): the server's
-    ``Retry-After`` when given, else ``base * 2**(retry-1)`` with jitter
-    (between half and all of it, so parallel workers spread out); both
-    capped at ``cap``."""
-    if retry_after is not None:
-        return min(retry_after, cap)
+    """Delay before retry number ``retry`` (1-based): ``base * 2**(retry-1)``
+    with jitter (between half and all of it, so parallel workers spread
+    out), or the server's ``Retry-After`` when that is longer (a zero or
+    past value does not skip the backoff); capped at ``cap``, and never
+    under MIN_RETRY_DELAY."""
     ceiling = min(base * (2 ** (retry - 1)), cap)
-    return ceiling * random.uniform(0.5, 1.0)
+    delay = ceiling * random.uniform(0.5, 1.0)
+    if retry_after is not None:
+        delay = max(delay, min(retry_after, cap))
+    return max(delay, MIN_RETRY_DELAY)
 
 
 def server_message(body: bytes, limit: int = 200) -> str:

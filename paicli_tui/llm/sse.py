@@ -15,6 +15,13 @@ from paicli_tui.llm.markup import find_unexecuted_markup
 from paicli_tui.llm.types import ChatResult, Delta, ModelStreamError, ToolCall, Usage
 
 _STRAY_LIMIT = 4096
+#: Longest SSE line, and longest event, the decoder holds (a server bug or
+#: an attack otherwise grows one buffer without end).
+MAX_EVENT_BYTES = 8 * 1024 * 1024
+
+
+class SSELimitError(ModelStreamError):
+    """One line or event of the stream is longer than MAX_EVENT_BYTES."""
 
 
 class SSEDecoder:
@@ -26,17 +33,36 @@ class SSEDecoder:
     ``id``, ``retry``) carry nothing for chat completions and are ignored.
     Lines that are not SSE at all are kept in ``stray`` (up to 4 KiB) so a
     caller can explain a server that answered with plain JSON.
+
+    An unfinished line is kept as a list of reads, joined once its line end
+    arrives: joining on every read made a long line cost quadratic time. A
+    line or event longer than ``limit`` bytes raises SSELimitError.
     """
 
-    __slots__ = ("_rest", "_data", "stray")
+    __slots__ = ("_pending", "_pending_len", "_data", "stray", "limit")
 
-    def __init__(self) -> None:
-        self._rest = b""
+    def __init__(self, limit: int = MAX_EVENT_BYTES) -> None:
+        self._pending: list[bytes] = []
+        self._pending_len = 0
         self._data: list[bytes] = []
         self.stray = b""
+        self.limit = limit
 
     def feed(self, chunk: bytes) -> list[str]:
-        buffer = self._rest + chunk if self._rest else chunk
+        pending = self._pending
+        if pending:
+            # Still inside one line (and no CR waiting to be read as a line
+            # end): just hold the piece.
+            if b"\n" not in chunk and b"\r" not in chunk and pending[-1][-1:] != b"\r":
+                pending.append(chunk)
+                self._hold(len(chunk))
+                return []
+            pending.append(chunk)
+            buffer = b"".join(pending)
+            pending.clear()
+            self._pending_len = 0
+        else:
+            buffer = chunk
         held = b""
         if b"\r" in buffer:
             if buffer.endswith(b"\r"):
@@ -44,13 +70,25 @@ class SSEDecoder:
                 buffer, held = buffer[:-1], b"\r"
             buffer = buffer.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         lines = buffer.split(b"\n")
-        self._rest = lines.pop() + held
+        rest = lines.pop() + held
+        if rest:
+            pending.append(rest)
+            self._hold(len(rest))
         return self._lines(lines) if lines else []
+
+    def _hold(self, size: int) -> None:
+        self._pending_len += size
+        if self._pending_len > self.limit:
+            self._pending.clear()
+            self._pending_len = 0
+            raise SSELimitError(f"a line of the event stream is longer than {self.limit // 1048576} MiB")
 
     def close(self) -> list[str]:
         """End of stream: a last line without its newline and an event
         without its blank line still count (servers are sloppy here)."""
-        rest, self._rest = self._rest, b""
+        rest = b"".join(self._pending)
+        self._pending.clear()
+        self._pending_len = 0
         lines = rest.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n") if rest else []
         lines.append(b"")
         return self._lines(lines)
@@ -67,6 +105,10 @@ class SSEDecoder:
             elif line.startswith(b"data:"):
                 value = line[5:]
                 data.append(value[1:] if value[:1] == b" " else value)
+                # One line is bounded by feed; an event of many lines here.
+                if len(data) > 1 and sum(map(len, data)) > self.limit:
+                    data.clear()
+                    raise SSELimitError(f"an event of the event stream is longer than {self.limit // 1048576} MiB")
             elif line[0] != 0x3A and not line.startswith((b"event:", b"id:", b"retry:")):
                 if len(self.stray) < _STRAY_LIMIT:
                     self.stray = (self.stray + line + b"\n")[:_STRAY_LIMIT]

@@ -117,3 +117,11 @@ class ModelResponseError(ModelError):
 
 class ModelCancelled(ModelError):
     kind = "cancelled"
+
+
+class ModelDeadlineError(ModelError):
+    """The call's deadline (the caller's time budget) passed: the stream was
+    closed, or a wait before the reply or before a retry was cut short.
+    Not retryable: the time is used up."""
+
+    kind = "deadline"

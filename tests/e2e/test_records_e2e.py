@@ -105,7 +105,7 @@ def test_run_budget_flag_stops_dispatch_and_the_report_says_why(workspace, paicl
     assert live.returncode == 1
     final = json.loads(live.stdout.splitlines()[-1])
     assert final["exit_reason"] == "stopped: run token limit reached (38/30 tokens)"
-    assert final["limits"] == {"run_max_tokens": 30}
+    assert final["limits"] == {"max_turns": 50, "run_max_tokens": 30}  # 50: the default per-agent turn limit
     assert [(t["id"], t["status"]) for t in final["tasks"]] == [("task_1", "COMPLETED"), ("task_2", "SKIPPED")]
     events = [json.loads(line)["event"] for line in live.stdout.splitlines()]
     assert "run_limit" in events

@@ -2,6 +2,9 @@
 
 Real socket on 127.0.0.1 (free port), real chunked SSE flushed per event,
 replies from a Responder (usually a ``Script``), every request recorded.
+A responder may also return a ``RawReply``: bytes written as a generator
+makes them, for servers that misbehave without end (pings forever, a body
+of hundreds of MB) and must not hold their reply in memory.
 
     with LoopbackServer(Script({"react": [Reply(content="hi")]})) as server:
         client = ChatClient(base_url=server.base_url, model="m")
@@ -12,7 +15,9 @@ from __future__ import annotations
 import json
 import socket
 import threading
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable, Iterable
 
 from paicli_tui.llm.scripted import (
     Headers,
@@ -24,6 +29,63 @@ from paicli_tui.llm.scripted import (
     plain_body,
     sse_events,
 )
+
+
+@dataclass
+class RawReply:
+    """Written piece by piece as ``pieces(stopping)`` yields them, with
+    chunked transfer encoding; ``stopping`` is set when the server closes."""
+
+    pieces: Callable[[threading.Event], Iterable[bytes]]
+    status: int = 200
+    content_type: str = "text/event-stream"
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def sse_chunk(content: str = "", finish_reason: str | None = None) -> bytes:
+    """One ``chat.completion.chunk`` event carrying ``content``."""
+    delta = {"content": content} if content else {}
+    chunk = {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
+    return b"data: " + json.dumps(chunk).encode() + b"\n\n"
+
+
+def pings_forever(interval: float = 0.2) -> Callable[[threading.Event], Iterable[bytes]]:
+    """A stream that opens and then only sends ``: ping`` comments."""
+
+    def pieces(stopping: threading.Event) -> Iterable[bytes]:
+        yield sse_chunk()
+        while not stopping.wait(interval):
+            yield b": ping\n\n"
+
+    return pieces
+
+
+def tokens_every(interval: float, count: int = 600) -> Callable[[threading.Event], Iterable[bytes]]:
+    """A stream of ``count`` one-word tokens, ``interval`` seconds apart."""
+
+    def pieces(stopping: threading.Event) -> Iterable[bytes]:
+        for _ in range(count):
+            yield sse_chunk("tok ")
+            if stopping.wait(interval):
+                return
+        yield sse_chunk(finish_reason="stop") + b"data: [DONE]\n\n"
+
+    return pieces
+
+
+def repeated(piece: bytes, total: int, prefix: bytes = b"") -> Callable[[threading.Event], Iterable[bytes]]:
+    """``prefix`` then ``piece`` repeated up to ``total`` bytes, generated
+    as it is sent (a 300 MB body never exists in the server's memory)."""
+
+    def pieces(stopping: threading.Event) -> Iterable[bytes]:
+        if prefix:
+            yield prefix
+        sent = 0
+        while sent < total and not stopping.is_set():
+            yield piece
+            sent += len(piece)
+
+    return pieces
 
 
 class _Server(ThreadingHTTPServer):
@@ -78,6 +140,9 @@ class _Handler(BaseHTTPRequestHandler):
             reply = owner.respond(request)
         except Exception as exc:  # a broken responder must not kill the server
             reply = Reply(status=500, body=json.dumps({"error": {"message": f"responder failed: {exc!r}"}}))
+        if isinstance(reply, RawReply):
+            self._raw(reply)
+            return
         if reply.delay > 0 and owner.stopping.wait(reply.delay):
             self.close_connection = True
             return
@@ -113,6 +178,23 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
+
+    def _raw(self, reply: RawReply) -> None:
+        self.close_connection = True
+        try:
+            self.send_response(reply.status)
+            for name, value in {"Content-Type": reply.content_type, **reply.headers}.items():
+                self.send_header(name, value)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            self.wfile.flush()
+            for piece in reply.pieces(self.server.owner.stopping):
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                self.wfile.flush()
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
+            pass  # the client stopped reading: what these tests want
 
     def _send_plain(self, status: int, content: bytes, content_type: str = "application/json", extra: dict | None = None) -> None:
         self.send_response(status)

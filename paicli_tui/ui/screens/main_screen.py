@@ -103,7 +103,7 @@ class MainScreen(Screen):
             "muted",
         )
         settings = getattr(self.session, "settings", None)
-        problem = settings.resolved().missing_key() if settings is not None else None
+        problem = settings.resolved().problem() if settings is not None else None
         problems = [problem] if problem else []
         problems += getattr(self.session, "warnings", [])
         for line in problems:
