@@ -349,7 +349,8 @@ class Session:
         if not goal and plan is None:
             return RunOutcome("plan", False, "FAILED", "usage: /plan GOAL")
         cancel = self._cancel
-        planner = Planner(self.client, self.assembler, agent="planner", role="planner", id_prefix="task", bus=self.bus)
+        planner = Planner(self.client, self.assembler, agent="planner", role="planner", id_prefix="task", bus=self.bus,
+                          deadline=self._run_budget.deadline)
         planned = self._plan_and_review(planner, goal, plan, cancel)
         if isinstance(planned, RunOutcome):
             return planned

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 from paicli_tui.events import EventBus, PlanProposed, PlanRejected
 from paicli_tui.llm.types import ChatResult
@@ -29,7 +29,8 @@ class PlannerToolCallError(PlanError):
 
 
 class ChatClientLike(Protocol):
-    def chat(self, messages: list[dict], *, agent: str, tools: Any = None, cancel: Any = None) -> ChatResult: ...
+    def chat(self, messages: list[dict], *, agent: str, tools: Any = None, cancel: Any = None,
+             **options: Any) -> ChatResult: ...
 
 
 class SystemPrompts(Protocol):
@@ -46,8 +47,12 @@ class Planner:
         role: str = "planner",
         id_prefix: str = "task",
         bus: EventBus | None = None,
+        deadline: Callable[[], float | None] | None = None,
     ) -> None:
         self.client = client
+        #: The run's time limit (``RunBudget.deadline``): a slow planner call
+        #: is cut there like any agent's.
+        self.deadline = deadline
         self.assembler = assembler
         self.agent = agent
         self.role = role
@@ -98,7 +103,9 @@ class Planner:
             {"role": "system", "content": self.assembler.system_prompt(self.role)},
             {"role": "user", "content": with_turn_context(text)},
         ]
-        reply = self.client.chat(messages, agent=self.agent, tools=None, cancel=cancel)
+        ends = self.deadline() if self.deadline is not None else None
+        options = {"deadline": ends} if ends is not None else {}
+        reply = self.client.chat(messages, agent=self.agent, tools=None, cancel=cancel, **options)
         try:
             if reply.tool_calls:
                 raise PlannerToolCallError(TOOL_CALL_ERROR)

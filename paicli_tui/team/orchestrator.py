@@ -52,7 +52,8 @@ class TeamOrchestrator:
         self.approver = approver
         self.settings = settings
         self.approval_mode = approval_mode
-        self.planner = Planner(client, assembler, agent="planner", role="team-planner", id_prefix="step", bus=bus)
+        self.planner = Planner(client, assembler, agent="planner", role="team-planner", id_prefix="step", bus=bus,
+                               deadline=run_budget.deadline if run_budget is not None else None)
         self._reviewers: dict[str, SubAgent] = {}
         self._reviewers_lock = threading.Lock()
 

@@ -90,3 +90,18 @@ def test_the_default_turn_limit_stops_a_model_alternating_two_tool_calls(workspa
     assert finished["payload"]["status"] == "partial"
     assert "turn limit reached (50/50 model calls)" in finished["payload"]["reason"]
     assert len(calls) == 51  # 50 turns and the summary
+
+
+@pytest.mark.parametrize("mode", ["plan", "team"])
+def test_the_run_time_limit_cuts_a_planner_that_only_pings(workspace, paicli_home, mode):
+    responder = FirstSlow(RawReply(pings_forever(0.2)), RawReply(pings_forever(0.2)))
+    with LoopbackServer(responder) as server:
+        args = ["run", "--mode", mode, "--yes", "--base-url", server.base_url, "--model", "m",
+                "--run-max-seconds", "2", "plan the notes"]
+        started = time.monotonic()
+        proc = run_paicli(args, home=paicli_home, cwd=workspace, timeout=60)
+        elapsed = time.monotonic() - started
+    assert elapsed < 30, f"ran {elapsed:.1f} s"
+    assert proc.returncode == 1 and "planning failed" in proc.stderr + proc.stdout
+    lines = ledger_lines(paicli_home)
+    assert [line["payload"]["kind"] for line in events(lines, "model_error")] == ["deadline"]
