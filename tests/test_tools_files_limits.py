@@ -23,10 +23,10 @@ from paicli_tui.tools.trusted_urls import TrustedUrls
 GIANT_BYTES = 300 * 2**20
 RSS_LIMIT_KB = 150 * 1024
 
-# Runs in a fresh interpreter so ru_maxrss is the peak of just these calls
+# Runs in a fresh interpreter so its peak RSS is that of just these calls
 # (plus the imports); prints one JSON object.
 PROBE = r"""
-import json, resource, sys, threading
+import json, sys, threading
 from pathlib import Path
 from paicli_tui.tools.approval import AutoApprover
 from paicli_tui.tools.base import ToolContext, ToolError
@@ -50,7 +50,9 @@ else:
     write = {"path": "giant.txt", "content": "small\n"}
     out["preview"] = WriteFile(workspace).preview(write)
     out["write"] = WriteFile(workspace).run(write, ctx).content
-out["rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+# VmHWM, not ru_maxrss: Linux carries ru_maxrss over from the parent
+# across fork and exec, so a big pytest process would inflate it.
+out["rss_kb"] = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
 print(json.dumps(out))
 """
 
