@@ -320,12 +320,15 @@ def remember(key: str, value: str | int | float | bool, path: Path | None = None
     Settings.model_fields[key]  # KeyError for unknown keys: a programming error
     rendered = _toml_value(value)
     lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
-    for i, line in enumerate(lines):
+    # Top-level keys live before the first [table]: a line appended after
+    # `[permissions]` would belong to that table.
+    first_table = next((i for i, line in enumerate(lines) if line.lstrip().startswith("[")), len(lines))
+    for i, line in enumerate(lines[:first_table]):
         if line.split("=", 1)[0].strip() == key:
             lines[i] = f"{key} = {rendered}"
             break
     else:
-        lines.append(f"{key} = {rendered}")
+        lines.insert(first_table, f"{key} = {rendered}")
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".toml.tmp")
     tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -76,6 +76,14 @@ def test_remember_keeps_other_lines(paicli_home):
     assert load_settings().theme == "paicli-light"
 
 
+def test_remember_puts_a_top_level_key_before_the_first_table(paicli_home):
+    path = paicli_home / "config.toml"
+    path.write_text('model = "x"\n\n[permissions]\nallow = ["command: npm test"]\n', encoding="utf-8")
+    remember("theme", "paicli-light")
+    settings = load_settings()
+    assert settings.theme == "paicli-light" and settings.permissions.allow == ["command: npm test"]
+
+
 def test_cli_exits_2_on_bad_config(paicli_home, tmp_path):
     (paicli_home / "config.toml").write_text("parallelism = 0\n", encoding="utf-8")
     proc = subprocess.run(
