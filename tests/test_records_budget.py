@@ -61,7 +61,6 @@ def _chain(tmp_path, planner_delay: float = 0.0, **limits):
     [
         ({"run_max_tokens": 30}, "tokens", "run token limit reached (38/30 tokens)", ["task_1"]),
         ({"run_max_turns": 3}, "turns", "run turn limit reached (3/3 model calls)", ["task_1", "task_2"]),
-        ({"run_max_seconds": 0.2}, "seconds", "run time limit reached", []),
     ],
 )
 def test_a_run_limit_stops_dispatching(tmp_path, limits, kind, words, completed):
@@ -79,6 +78,14 @@ def test_a_run_limit_stops_dispatching(tmp_path, limits, kind, words, completed)
     assert [t for t, s in statuses.items() if s == "COMPLETED"] == completed
     assert all(s == "SKIPPED" for t, s in statuses.items() if t not in completed)
     assert report["status"] == "FAILED" and report["exit_reason"] == f"stopped: {limit['payload']['reason']}"
+
+
+def test_the_run_time_limit_cuts_a_slow_planner_and_nothing_is_dispatched(tmp_path):
+    path = _chain(tmp_path, 0.6, run_max_seconds=0.2)
+    assert not _events(path, "dispatch")
+    assert [e["payload"]["kind"] for e in _events(path, "model_error")] == ["deadline"]
+    (outcome,) = _events(path, "run_outcome")
+    assert outcome["payload"]["status"] == "FAILED" and outcome["payload"]["text"].startswith("planning failed")
 
 
 def test_no_limit_no_stop(tmp_path):
