@@ -20,10 +20,12 @@ from typing import Any, Iterable, Iterator
 
 from paicli_tui.config import data_dir
 from paicli_tui.events import Event, EventBus, ModelDelta
+from paicli_tui.ledger_schema import BadLine, checked_line
 from paicli_tui.redaction import MIN_KEY_CHARS, Redactor
 
 SCHEMA_VERSION = 1
 SKIPPED_EVENTS = frozenset({ModelDelta.name})
+TORN = "unreadable line skipped (torn write?)"
 
 
 def new_session_id() -> str:
@@ -114,19 +116,22 @@ class LedgerLine:
 
 
 def read_ledger(path: Path, warnings: list[str] | None = None) -> Iterator[LedgerLine]:
-    """Yield parsed lines. A torn or unparsable line is skipped and described
-    in ``warnings`` (if given) with its line number."""
+    """Yield well-formed lines. A torn, unparsable or malformed line (a field
+    missing or of the wrong type, an unknown event) is skipped and described
+    in ``warnings`` (if given) with its line number, so no reader ever sees
+    one (``ledger_schema``)."""
     with path.open("r", encoding="utf-8", errors="replace") as handle:
         for number, raw in enumerate(handle, start=1):
             if not raw.strip():
                 continue
             try:
                 data = json.loads(raw)
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError):
                 if warnings is not None:
-                    warnings.append(f"{path}:{number}: unreadable line skipped (torn write?)")
+                    warnings.append(f"{path}:{number}: {TORN}")
                 continue
-            if isinstance(data, dict):
-                yield LedgerLine(number, data)
-            elif warnings is not None:
-                warnings.append(f"{path}:{number}: not a JSON object, skipped")
+            try:
+                yield LedgerLine(number, checked_line(data))
+            except BadLine as exc:
+                if warnings is not None:
+                    warnings.append(f"{path}:{number}: {exc}; skipped")

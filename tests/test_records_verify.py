@@ -26,7 +26,11 @@ def _found(path) -> set[tuple[int, str]]:
     return {(v.line, v.rule) for v in verify_ledger(path).violations}
 
 
-def _tampered(tmp_path, lines) -> object:
+def _tampered(tmp_path, lines, *, renumber: bool = True) -> object:
+    """A tampered copy. By default ``seq`` is renumbered, as a careful
+    tamperer would, so only the rule under test can catch the edit."""
+    if renumber:
+        lines = [{**line, "seq": n} for n, line in enumerate(lines, start=1)]
     return write_lines(tmp_path / "tampered.jsonl", lines)
 
 
@@ -150,3 +154,38 @@ def test_a_torn_last_line_is_a_warning_and_the_rest_still_verifies(tmp_path):
     assert result.ok and result.lines == total
     assert len(result.warnings) == 1 and f":{total + 1}: unreadable line skipped" in result.warnings[0]
     assert any(line.startswith("warning:") for line in render(result))
+
+
+def test_a_deleted_line_is_caught_by_its_sequence(tmp_path):
+    lines = lines_of(team_with_retry(tmp_path))
+    at = _index(lines, "model_request")
+    del lines[at]
+    assert _found(_tampered(tmp_path, lines, renumber=False)) == {(at + 1, "sequence")}
+
+
+def test_a_duplicated_line_is_caught_by_its_sequence(tmp_path):
+    lines = lines_of(team_with_retry(tmp_path))
+    at = _index(lines, "model_request")
+    lines.insert(at + 1, copy.deepcopy(lines[at]))
+    assert _found(_tampered(tmp_path, lines, renumber=False)) == {(at + 2, "sequence")}
+
+
+@pytest.mark.parametrize(("field", "value", "words"), [
+    ("prompt_tokens", "many", "field 'prompt_tokens' is not a whole number"),
+    ("prompt_tokens", None, "field 'prompt_tokens' is not a whole number"),
+    ("tool_calls", {"a": 1}, "field 'tool_calls' is not a list"),
+])
+def test_a_type_corrupted_line_is_a_violation_naming_the_field(tmp_path, field, value, words):
+    lines = lines_of(team_with_retry(tmp_path))
+    at = _index(lines, "model_response")
+    lines[at]["payload"][field] = value
+    result = verify_ledger(_tampered(tmp_path, lines))
+    (violation,) = [v for v in result.violations if v.rule == "well-formed"]
+    assert violation.line == at + 1 and words in violation.message and not result.ok
+
+
+def test_an_empty_ledger_is_not_ok(tmp_path):
+    path = tmp_path / "empty.jsonl"
+    path.write_text("", encoding="utf-8")
+    result = verify_ledger(path)
+    assert not result.ok and "empty ledger: nothing to verify" in render(result)[-2]

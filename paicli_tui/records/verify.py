@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from paicli_tui.ledger import TORN, LedgerLine
 from paicli_tui.records.plan_state import PlanState
 from paicli_tui.records.rules import RULES, Violation
 from paicli_tui.records.runs import RunLines, load, split_runs
@@ -39,10 +40,50 @@ def verify_ledger(path: Path) -> Verification:
     lines = load(path, result.warnings)
     _, runs = split_runs(lines)
     result.lines, result.runs = len(lines), len(runs)
+    # A line a reader had to skip is a damaged record, not a passing one —
+    # except a torn last line: a crash while writing loses that one (P-8.1).
+    last_good = lines[-1].number if lines else 0
+    for warning in result.warnings:
+        number = _line_number(warning)
+        if TORN in warning and number > last_good:
+            continue
+        result.violations.append(Violation(number, "well-formed", warning.split(": ", 1)[-1]))
+    result.violations.extend(sequence_violations(lines))
+    if not lines:
+        result.violations.append(Violation(0, "not-empty", "empty ledger: nothing to verify"))
+    elif not runs:
+        result.violations.append(Violation(lines[-1].number, "not-empty", "no run recorded: nothing to verify"))
     for run in runs:
         result.violations.extend(verify_run(run))
     result.violations.sort(key=lambda v: v.line)
     return result
+
+
+def sequence_violations(lines: list[LedgerLine]) -> list[Violation]:
+    """The writer numbers lines 1, 2, 3…: a gap is a deleted line, a repeat
+    or a step back a duplicated or moved one."""
+    found = []
+    expected = 1
+    for line in lines:
+        seq = line.data["seq"]
+        if seq > expected:
+            missing = seq - expected
+            found.append(Violation(line.number, "sequence",
+                                   f"seq {seq} where {expected} was due: {missing} line{'s' if missing != 1 else ''} "
+                                   "missing before it"))
+        elif seq < expected:
+            found.append(Violation(line.number, "sequence",
+                                   f"seq {seq} again after seq {expected - 1}: a duplicated or moved line"))
+            continue
+        expected = seq + 1
+    return found
+
+
+def _line_number(warning: str) -> int:
+    """The line number a reader's warning names (``path:12: …``)."""
+    head = warning.split(": ", 1)[0]
+    number = head.rsplit(":", 1)[-1]
+    return int(number) if number.isdigit() else 0
 
 
 def render(result: Verification) -> list[str]:
