@@ -97,6 +97,14 @@ HANDLERS = {
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    from paicli_tui.config import ConfigError, check_dirs
+
+    try:
+        # The app and `run` write a ledger; the rest only read one.
+        check_dirs(create=args.command in (None, "run"))
+    except ConfigError as exc:
+        print(f"paicli: {exc}", file=sys.stderr)
+        return 2
     module = importlib.import_module(f"paicli_tui.commands.{HANDLERS[args.command]}")
     try:
         return int(module.main(args) or 0)
