@@ -309,18 +309,21 @@ def _describe(error: ValidationError, source: str) -> str:
     return f"{source}: {key}: {message}"
 
 
+def read_toml(path: Path) -> dict[str, Any]:
+    """A TOML file's tables; ConfigError naming the file and the problem."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+
+
 def load_settings(overrides: dict[str, Any] | None = None, path: Path | None = None) -> Settings:
     """Read config.toml, then environment, then ``overrides`` (flags; None
     values are ignored). Raises ConfigError with a one-line message."""
     path = path or config_file()
-    file_values: dict[str, Any] = {}
-    if path.exists():
-        try:
-            file_values = tomllib.loads(path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{path}: cannot read: {exc}") from None
+    file_values = read_toml(path) if path.exists() else {}
     try:
         settings = Settings(**file_values)
     except ValidationError as exc:

@@ -14,10 +14,9 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-import tomllib
 from pathlib import Path
 
-from paicli_tui.config import ConfigError, config_dir
+from paicli_tui.config import ConfigError, config_dir, read_toml
 
 HEADER = "# Written by paicli: grants kept per workspace (/permissions). Edit or delete freely.\n"
 
@@ -56,17 +55,11 @@ def remove_rule(workspace: Path, rule: str, path: Path | None = None) -> bool:
 def _tables(path: Path) -> dict[str, list[str]]:
     if not path.exists():
         return {}
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    data = read_toml(path)
     tables: dict[str, list[str]] = {}
     for number, entry in enumerate(data.get("workspace", []), start=1):
-        path_value, allow = entry.get("path") if isinstance(entry, dict) else None, None
-        if isinstance(entry, dict):
-            allow = entry.get("allow", [])
+        path_value = entry.get("path") if isinstance(entry, dict) else None
+        allow = entry.get("allow", []) if isinstance(entry, dict) else None
         if not isinstance(path_value, str) or not isinstance(allow, list) or not all(isinstance(r, str) for r in allow):
             raise ConfigError(f"{path}: workspace entry {number}: needs path = \"…\" and allow = [\"…\", …]")
         tables.setdefault(path_value, []).extend(allow)
