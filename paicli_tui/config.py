@@ -117,6 +117,13 @@ class Settings(BaseModel):
     risk_model_check: bool = False
     """In auto mode, also ask the model (no tools) whether a command the
     rules let through is risky; an unreadable answer counts as risky."""
+    tool_calls_in_content: bool = False
+    """Run ``<tool_call>{"name": …, "arguments": {…}}</tool_call>`` blocks
+    (Hermes/Qwen style) that a model wrote as text, when its server did not
+    turn them into real tool calls: each becomes a tool call, validated and
+    approved like any other, and recorded as recovered from text. Off, such
+    markup is only flagged (P-1.6). For local servers that do not parse a
+    model's tool calls."""
     search_url: str | None = None
     """SearXNG base URL; web_search is exposed only when set."""
     team_review: bool = True
