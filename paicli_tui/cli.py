@@ -20,7 +20,7 @@ def _model_flags(parser: argparse.ArgumentParser, *, sub: bool = False) -> None:
     # keeps X instead of being reset by the subparser's own default.
     kw = {"default": argparse.SUPPRESS} if sub else {}
     group = parser.add_argument_group("model")
-    group.add_argument("--provider", help="preset: openai, deepseek, glm, ollama, llamacpp, custom", **kw)
+    group.add_argument("--provider", help="preset: openai, deepseek, glm, ollama, llamacpp, openrouter, vllm, lmstudio, custom (docs/providers.md)", **kw)
     group.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1", **kw)
     group.add_argument("--model", help="model name sent to the server", **kw)
     group.add_argument("--api-key-env", metavar="VAR", help="name of the environment variable holding the API key", **kw)

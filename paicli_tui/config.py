@@ -17,15 +17,23 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 APP_NAME = "paicli"
 
-ProviderName = Literal["openai", "deepseek", "glm", "ollama", "llamacpp", "custom", "demo"]
+ProviderName = Literal[
+    "openai", "deepseek", "glm", "ollama", "llamacpp", "openrouter", "vllm", "lmstudio", "custom", "demo"
+]
 
-#: base_url, default model and key variable per provider (P-1.2).
+#: base_url, default model and key variable per provider (P-1.2); each one
+#: checked against the provider's documentation in docs/providers.md. The
+#: local servers (vllm, lmstudio) serve whatever model was loaded: "local"
+#: stands in until --model names it.
 PRESETS: dict[str, dict[str, str]] = {
     "openai": {"base_url": "https://api.openai.com/v1", "model": "gpt-4o-mini", "api_key_env": "OPENAI_API_KEY"},
     "deepseek": {"base_url": "https://api.deepseek.com/v1", "model": "deepseek-chat", "api_key_env": "DEEPSEEK_API_KEY"},
     "glm": {"base_url": "https://open.bigmodel.cn/api/paas/v4", "model": "glm-4.6", "api_key_env": "ZHIPUAI_API_KEY"},
     "ollama": {"base_url": "http://127.0.0.1:11434/v1", "model": "qwen2.5-coder", "api_key_env": ""},
     "llamacpp": {"base_url": "http://127.0.0.1:8080/v1", "model": "local", "api_key_env": ""},
+    "openrouter": {"base_url": "https://openrouter.ai/api/v1", "model": "openai/gpt-4o-mini", "api_key_env": "OPENROUTER_API_KEY"},
+    "vllm": {"base_url": "http://127.0.0.1:8000/v1", "model": "local", "api_key_env": ""},
+    "lmstudio": {"base_url": "http://127.0.0.1:1234/v1", "model": "local", "api_key_env": ""},
     "custom": {"base_url": "http://127.0.0.1:8000/v1", "model": "default", "api_key_env": "PAICLI_API_KEY"},
     "demo": {"base_url": "http://demo.invalid/v1", "model": "demo", "api_key_env": ""},
 }
@@ -117,6 +125,13 @@ class Settings(BaseModel):
     risk_model_check: bool = False
     """In auto mode, also ask the model (no tools) whether a command the
     rules let through is risky; an unreadable answer counts as risky."""
+    tool_calls_in_content: bool = False
+    """Run ``<tool_call>{"name": …, "arguments": {…}}</tool_call>`` blocks
+    (Hermes/Qwen style) that a model wrote as text, when its server did not
+    turn them into real tool calls: each becomes a tool call, validated and
+    approved like any other, and recorded as recovered from text. Off, such
+    markup is only flagged (P-1.6). For local servers that do not parse a
+    model's tool calls."""
     search_url: str | None = None
     """SearXNG base URL; web_search is exposed only when set."""
     team_review: bool = True

@@ -105,6 +105,9 @@ class ModelResponse(Event):
     cached_tokens: int
     duration_s: float
     unexecuted_markup: str | None = None
+    #: How many of ``tool_calls`` were read from ``<tool_call>`` text in the
+    #: content (``tool_calls_in_content``), not sent as real tool calls.
+    recovered_tool_calls: int = 0
 
 
 @dataclass(frozen=True)
@@ -311,6 +314,8 @@ class ReviewVerdictGiven(Event):
     attempt: int
     approved: bool
     feedback: str
+    #: An approval's issues and suggestions, kept and shown with the step (P-5.6).
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

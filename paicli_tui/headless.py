@@ -80,6 +80,8 @@ class TextPrinter:
             self._line(f"↻ replanning after {event.failed_task} failed: {_short(event.reason)}")
         elif isinstance(event, ev.ReviewVerdictGiven):
             verdict = "approved" if event.approved else "rejected"
+            if event.approved and event.notes:
+                verdict += f" — notes: {_short('; '.join(event.notes))}"
             self._line(f"◆ review {event.step_id} attempt {event.attempt}: {verdict}" + (f" — {_short(event.feedback)}" if event.feedback and not event.approved else ""))
         elif isinstance(event, ev.WorkerReportParsed) and event.status != "completed":
             self._line(f"◆ {event.step_id} report: {event.status} {_short(event.reason)}")

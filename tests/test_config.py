@@ -21,10 +21,40 @@ def test_defaults_come_from_the_preset():
     assert resolved.api_key_env == "DEEPSEEK_API_KEY"
 
 
-@pytest.mark.parametrize("name", ["openai", "deepseek", "glm", "ollama", "llamacpp", "custom"])
+@pytest.mark.parametrize("name", ["openai", "deepseek", "glm", "ollama", "llamacpp", "openrouter", "vllm", "lmstudio", "custom"])
 def test_every_preset_resolves(name):
     resolved = load_settings({"provider": name}).resolved()
     assert resolved.base_url.startswith("http") and resolved.model
+
+
+def test_the_documented_endpoints_of_the_new_presets():
+    resolved = {name: load_settings({"provider": name}).resolved() for name in ("openrouter", "vllm", "lmstudio")}
+    assert (resolved["openrouter"].base_url, resolved["openrouter"].api_key_env) == (
+        "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY")
+    assert (resolved["vllm"].base_url, resolved["vllm"].api_key_env) == ("http://127.0.0.1:8000/v1", "")
+    assert (resolved["lmstudio"].base_url, resolved["lmstudio"].api_key_env) == ("http://127.0.0.1:1234/v1", "")
+    # Local servers need no key; OpenRouter does and says which variable.
+    assert resolved["vllm"].missing_key() is None and resolved["lmstudio"].missing_key() is None
+    assert "OPENROUTER_API_KEY" in (resolved["openrouter"].missing_key() or "")
+
+
+def test_every_preset_is_documented_and_named_in_the_cli_help():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    table = (root / "docs" / "providers.md").read_text(encoding="utf-8")
+    cli = (root / "paicli_tui" / "cli.py").read_text(encoding="utf-8")
+    for name, preset in PRESETS.items():
+        if name in ("custom", "demo"):
+            continue
+        assert f"`{name}`" in table and preset["base_url"] in table, name
+        assert name in cli, name
+
+
+def test_tool_calls_in_content_is_off_unless_set(monkeypatch):
+    assert load_settings().tool_calls_in_content is False
+    monkeypatch.setenv("PAICLI_TOOL_CALLS_IN_CONTENT", "true")
+    assert load_settings().tool_calls_in_content is True
 
 
 def test_precedence_file_then_environment_then_flags(paicli_home, monkeypatch):

@@ -70,6 +70,10 @@ def test_agent_message_is_immutable_and_validated():
             WorkerReport("blocked", "half done", "denied"),
         ),
         ('{"status": "completed", "result": "has ``` inside"}', WorkerReport("completed", "has ``` inside", None)),
+        # An absent, null or blank reason is no reason (P-5.5, issue 16 item 7).
+        ('{"status": "completed", "result": "ok", "reason": null}', WorkerReport("completed", "ok", None)),
+        ('{"status": "completed", "result": "ok", "reason": ""}', WorkerReport("completed", "ok", None)),
+        ('{"status": "completed", "result": "ok", "reason": " \\n\\t "}', WorkerReport("completed", "ok", None)),
     ],
 )
 def test_valid_worker_reports(reply, expected):
@@ -102,8 +106,8 @@ def test_valid_worker_reports(reply, expected):
         ('{"status": "completed", "result": 42}', "got 42"),
         ('{"status": "completed", "result": ["a"]}', 'got ["a"]'),
         ('{"status": "completed", "result": "x", "reason": "also stuck"}', 'must not have a "reason"'),
-        ('{"status": "completed", "result": "x", "reason": null}', 'must not have a "reason"'),
-        ('{"status": "completed", "result": "x", "reason": ""}', 'must not have a "reason"'),
+        ('{"status": "completed", "result": "x", "reason": 0}', 'must not have a "reason" (got 0)'),
+        ('{"status": "completed", "result": "x", "reason": ["r"]}', 'must not have a "reason"'),
         ('{"status": "blocked"}', 'non-empty string "reason"'),
         ('{"status": "blocked", "reason": " "}', 'non-empty string "reason"'),
         ('{"status": "blocked", "reason": false}', "got false"),
@@ -139,7 +143,6 @@ def test_worker_report_rejects_non_text():
     [
         ('{"approved": true}', ""),
         ('{"approved": true, "summary": "  All files present.  "}', "All files present."),
-        ('{"approved": true, "summary": 7, "issues": ["ignored"]}', ""),
         ('```json\n{"approved": true, "summary": "ok"}\n```', "ok"),
         ('```JSON\n{"approved": true, "summary": "ok"}\n```', "ok"),
         ('\n  {"approved": true, "summary": "ok"}  \n', "ok"),
@@ -147,6 +150,15 @@ def test_worker_report_rejects_non_text():
 )
 def test_approved_only_for_a_boolean_true(reply, feedback):
     assert parse_review_verdict(reply) == ReviewVerdict(True, feedback)
+
+
+def test_an_approval_keeps_its_issues_and_suggestions_as_notes():
+    verdict = parse_review_verdict(
+        '{"approved": true, "summary": 7, "issues": ["a typo in README", " ", {"line": 3}], "suggestions": ["add a test"]}'
+    )
+    assert verdict == ReviewVerdict(True, "", ("a typo in README", '{"line":3}', "add a test"))
+    rejected = parse_review_verdict('{"approved": false, "issues": ["broken"]}')
+    assert (rejected.approved, rejected.feedback, rejected.notes) == (False, "- broken", ())
 
 
 @pytest.mark.parametrize(

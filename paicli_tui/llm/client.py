@@ -29,6 +29,7 @@ import httpx
 from paicli_tui import __version__
 from paicli_tui import events as ev
 from paicli_tui.llm.cancel import CANCEL_EXTENSION, CancelWatch, install_tracking
+from paicli_tui.llm.markup import recover_tool_calls
 from paicli_tui.llm.reader import ReplyReader
 from paicli_tui.llm.retry import backoff_delay
 from paicli_tui.llm.types import (
@@ -95,6 +96,9 @@ class ChatClient:
         # Also covers a caller's own httpx.HTTPTransport; in-process transports have no sockets.
         self._tracking = install_tracking(self._http)
         self._reader = ReplyReader(self.base_url, connect_timeout, read_timeout)
+        #: Read <tool_call> blocks in a reply's text as calls (the setting
+        #: tool_calls_in_content), for requests that offered tools.
+        self.tool_calls_in_content = False
         self._sent: dict[str, int] = {}
         self._sent_lock = threading.Lock()
 
@@ -128,6 +132,7 @@ class ChatClient:
 
         if settings.api_key_env is not None or not is_local_url(resolved.base_url):
             client.api_key_env = resolved.api_key_env
+        client.tool_calls_in_content = settings.tool_calls_in_content
         return client
 
     def close(self) -> None:
@@ -199,6 +204,8 @@ class ChatClient:
                 if stopped is not None:
                     self._publish_error(agent, call_id, stopped)
                     raise stopped from None
+        if tools and self.tool_calls_in_content:
+            result = recover_tool_calls(result)
         if bus is not None:
             bus.publish(self._response_event(result, agent, call_id, time.monotonic() - started))
         return result
@@ -272,6 +279,7 @@ class ChatClient:
             finish_reason=result.finish_reason, prompt_tokens=result.usage.prompt_tokens,
             completion_tokens=result.usage.completion_tokens, cached_tokens=result.usage.cached_tokens,
             duration_s=round(duration, 3), unexecuted_markup=result.unexecuted_markup,
+            recovered_tool_calls=result.recovered_tool_calls,
         )
 
     def _publish_error(self, agent: str, call_id: str, error: ModelError) -> None:

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from paicli_tui.llm.markup import find_unexecuted_markup
+from paicli_tui.llm.think import split_think
 from paicli_tui.llm.types import ChatResult, ModelResponseError, ToolCall, Usage
 
 
@@ -48,7 +49,8 @@ def arguments_text(arguments: Any) -> str:
 
 def parse_completion(body: Any, source: str) -> ChatResult:
     """A non-streamed ``chat.completion`` object → ChatResult. ``source``
-    (the base URL) names the server in error messages."""
+    (the base URL) names the server in error messages. A ``<think>`` block
+    at the start of the content becomes reasoning (llm/think.py)."""
     if not isinstance(body, dict):
         raise ModelResponseError(f"unexpected response from {source}: not a JSON object")
     if body.get("error") is not None:
@@ -61,6 +63,11 @@ def parse_completion(body: Any, source: str) -> ChatResult:
     content = message.get("content")
     content = content if isinstance(content, str) else ""
     reasoning = message.get("reasoning_content") or message.get("reasoning") or ""
+    reasoning = reasoning if isinstance(reasoning, str) else ""
+    # A <think> block opening the content is reasoning too (llm/think.py),
+    # read exactly as the streamed path reads it.
+    thought, content = split_think(content)
+    reasoning += thought
     calls = []
     for n, raw in enumerate(message.get("tool_calls") or ()):
         function = raw.get("function") or {}
@@ -77,7 +84,7 @@ def parse_completion(body: Any, source: str) -> ChatResult:
     usage = body.get("usage")
     return ChatResult(
         content=content,
-        reasoning=reasoning if isinstance(reasoning, str) else "",
+        reasoning=reasoning,
         tool_calls=tuple(calls),
         finish_reason=choice.get("finish_reason"),
         usage=parse_usage(usage) if isinstance(usage, dict) else Usage(),

@@ -208,6 +208,8 @@ class ReplyReader:
             return self._parse_json(decoder.stray)
         if not done and accumulator.finish_reason is None:
             raise ModelStreamError(f"stream from {self.base_url} ended early: no finish_reason and no [DONE]")
+        for delta in accumulator.flush():
+            emit(delta)
         return accumulator.result()
 
     def _consume(self, events: list[str], accumulator: StreamAccumulator, emit: Emit) -> bool:

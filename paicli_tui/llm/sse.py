@@ -12,6 +12,7 @@ from typing import Any
 
 from paicli_tui.llm.completion import arguments_text, error_text, parse_usage
 from paicli_tui.llm.markup import find_unexecuted_markup
+from paicli_tui.llm.think import ThinkSplitter
 from paicli_tui.llm.types import ChatResult, Delta, ModelStreamError, ToolCall, Usage
 
 _STRAY_LIMIT = 4096
@@ -140,8 +141,11 @@ class StreamAccumulator:
 
     Tool calls are keyed by ``index``; ids and names may come once or in
     every chunk; argument fragments are concatenated. ``reasoning_content``
-    (or ``reasoning``) is kept apart from content. Usage may arrive in any
-    chunk (usually a last one with empty ``choices``) or never.
+    (or ``reasoning``) is kept apart from content, and so is a
+    ``<think>`` block that opens the content (llm/think.py): its deltas are
+    reasoning deltas. Usage may arrive in any chunk (usually a last one with
+    empty ``choices``) or never. Call ``flush`` at the end of the stream for
+    the deltas of text held back while it might still have been a tag.
     """
 
     def __init__(self) -> None:
@@ -149,6 +153,9 @@ class StreamAccumulator:
         self._reasoning: list[str] = []
         self._calls: list[_PartialCall] = []
         self._by_index: dict[Any, _PartialCall] = {}
+        #: None once the content is known to be plain: the hot path then
+        #: skips it with one check.
+        self._think: ThinkSplitter | None = ThinkSplitter()
         self.finish_reason: str | None = None
         self.usage: Usage | None = None
         self.chunks = 0
@@ -176,8 +183,12 @@ class StreamAccumulator:
             # The common case, one token of plain content, takes one lookup.
             text = delta.get("content")
             if text and isinstance(text, str):
-                self._content.append(text)
-                return [Delta("content", text)]
+                if self._think is None:
+                    self._content.append(text)
+                    return [Delta("content", text)]
+                deltas = []
+                self._split(text, deltas)
+                return deltas
         deltas: list[Delta] = []
         text = delta.get("reasoning_content") or delta.get("reasoning")
         if text and isinstance(text, str):
@@ -185,14 +196,38 @@ class StreamAccumulator:
             deltas.append(Delta("reasoning", text))
         text = delta.get("content")
         if text and isinstance(text, str):
-            self._content.append(text)
-            deltas.append(Delta("content", text))
+            if self._think is None:
+                self._content.append(text)
+                deltas.append(Delta("content", text))
+            else:
+                self._split(text, deltas)
         calls = delta.get("tool_calls")
         if calls:
             for call in calls:
                 self._add_call(call, deltas)
         elif delta.get("function_call"):
             self._add_call({"index": 0, "function": delta["function_call"]}, deltas)
+        return deltas
+
+    def _split(self, text: str, deltas: list[Delta]) -> None:
+        splitter = self._think
+        assert splitter is not None
+        self._keep(splitter.feed(text), deltas)
+        if splitter.passing:
+            self._think = None
+
+    def _keep(self, pieces: list[tuple[str, str]], deltas: list[Delta]) -> None:
+        for kind, piece in pieces:
+            (self._reasoning if kind == "reasoning" else self._content).append(piece)
+            deltas.append(Delta("reasoning" if kind == "reasoning" else "content", piece))
+
+    def flush(self) -> list[Delta]:
+        """The end of the stream: deltas for text the think splitter held
+        back (a lone "<thi", whitespace, an unclosed block's last bytes)."""
+        splitter, self._think = self._think, None
+        deltas: list[Delta] = []
+        if splitter is not None:
+            self._keep(splitter.finish(), deltas)
         return deltas
 
     def _add_call(self, call: dict, deltas: list[Delta]) -> None:
@@ -235,6 +270,7 @@ class StreamAccumulator:
         return bool(self._content or self._reasoning or self._calls)
 
     def result(self) -> ChatResult:
+        self.flush()
         calls = tuple(
             ToolCall(slot.id or f"call_{n}", slot.name, "".join(slot.arguments))
             for n, slot in enumerate(self._calls)

@@ -58,6 +58,8 @@ class ChatResult:
     usage_reported: bool = False
     #: The tool-call markup found in ``content`` that nobody executed (P-1.6).
     unexecuted_markup: str | None = None
+    #: How many of ``tool_calls`` were read from text (llm/markup.py).
+    recovered_tool_calls: int = 0
 
     def assistant_message(self) -> dict:
         """The assistant turn to append to history. Content is ``""`` rather

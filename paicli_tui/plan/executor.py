@@ -56,6 +56,8 @@ class TaskOutcome:
     status: Literal["completed", "failed", "blocked", "cancelled"]
     result: str = ""
     error: str = ""
+    #: The approving reviewer's notes on a completed team step (P-5.6).
+    notes: tuple[str, ...] = ()
 
 
 TaskRunner = Callable[[Task, Plan, str, threading.Event], TaskOutcome]
@@ -364,6 +366,7 @@ class PlanExecutor:
         answer by replanning or by skipping the dependents (not while a replan
         is pending or the run is cancelled: then the rest is dropped anyway)."""
         task.result = outcome.result
+        task.notes = list(outcome.notes)
         if outcome.status == "completed":
             self._set_status(task, TaskStatus.COMPLETED)
             return False

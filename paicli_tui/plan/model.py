@@ -45,6 +45,8 @@ class Task:
     original_id: str = ""
     #: Set when the planner wrote a ``type`` we did not recognise (P-3.2 rule 6).
     type_warning: str = ""
+    #: The approving reviewer's notes on a team step (issues it still saw).
+    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {

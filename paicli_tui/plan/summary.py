@@ -48,7 +48,8 @@ def task_line(task: Task) -> str:
     head = f"{_ICON[task.status]} {task.id}: {preview(task.description)}"
     group = _group(task.status)
     if group is TaskStatus.COMPLETED:
-        return f"{head} — {preview(task.result)}" if task.result.strip() else head
+        line = f"{head} — {preview(task.result)}" if task.result.strip() else head
+        return f"{line} (review notes: {preview('; '.join(task.notes))})" if task.notes else line
     reason = preview(task.error) if task.error.strip() else "no reason given"
     if group is TaskStatus.FAILED:
         line = f"{head} — failed: {reason}"

@@ -40,6 +40,8 @@ class AgentMessage:
     from_role: AgentRole | None
     content: str
     type: MessageType
+    #: An APPROVAL's notes (the reviewer's issues and suggestions, P-5.6).
+    notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # Accept the enum values as plain strings (e.g. read back from a

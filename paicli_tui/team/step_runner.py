@@ -119,7 +119,7 @@ class StepRunner:
                 return TaskOutcome("failed", last_result, f"review failed: {verdict.content}")
             if verdict.type is MessageType.APPROVAL:
                 self.branch_urls.record(task.id, flatten(inherited), branch.found_urls)
-                return TaskOutcome("completed", last_result)
+                return TaskOutcome("completed", last_result, notes=verdict.notes)
             feedback = verdict.content
             if attempt < MAX_ATTEMPTS:
                 self._retry(worker, task, attempt + 1, feedback)
@@ -147,5 +147,5 @@ class StepRunner:
             reviewer.clear_history()
         if verdict.type in (MessageType.APPROVAL, MessageType.REJECTION):
             approved = verdict.type is MessageType.APPROVAL
-            self.bus.publish(ReviewVerdictGiven(reviewer.name, task.id, attempt, approved, verdict.content))
+            self.bus.publish(ReviewVerdictGiven(reviewer.name, task.id, attempt, approved, verdict.content, verdict.notes))
         return verdict

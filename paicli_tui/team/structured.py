@@ -3,13 +3,16 @@ strict reader as plans (P-3.2 rules 1–3).
 
 Worker reports are strict and raise: ``status`` must be exactly
 ``"completed"`` or ``"blocked"`` (case matters); a completed report needs a
-non-blank string ``result`` and must not have a ``reason`` key at all (not even
-``null``); a blocked report needs a non-blank string ``reason`` and, when
-``result`` is present, it must be a string. Other keys are ignored, as unknown
-plan fields are.
+non-blank string ``result`` and no reason: an absent, ``null`` or blank
+(``""``, whitespace) ``reason`` is no reason, as real models write it, while
+any other ``reason`` is an error; a blocked report needs a non-blank string
+``reason`` and, when ``result`` is present, it must be a string. Other keys
+are ignored, as unknown plan fields are.
 
 Review verdicts never raise: anything but a readable object whose
-``approved`` is the boolean ``true`` is a rejection (fail-closed).
+``approved`` is the boolean ``true`` is a rejection (fail-closed). An
+approval keeps its ``issues`` and ``suggestions`` as ``notes``, shown with
+the step; they never make it a rejection or a retry.
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ class WorkerReport:
 class ReviewVerdict:
     approved: bool
     feedback: str
+    #: An approval's issues and suggestions, one entry each (empty for a rejection).
+    notes: tuple[str, ...] = ()
 
 
 def parse_worker_report(reply: str) -> WorkerReport:
@@ -52,8 +57,9 @@ def parse_worker_report(reply: str) -> WorkerReport:
         raise StructuredReplyError(_one_line(str(exc))) from None
     status = report.get("status")
     if status == "completed":
-        if "reason" in report:
-            raise StructuredReplyError(f'{REPORT}: a "completed" report must not have a "reason"')
+        if not _no_reason(report.get("reason")):
+            got = _describe(report["reason"])
+            raise StructuredReplyError(f'{REPORT}: a "completed" report must not have a "reason" (got {got})')
         return WorkerReport("completed", _required_text(report, "result", status), None)
     if status == "blocked":
         reason = _required_text(report, "reason", status)
@@ -64,6 +70,11 @@ def parse_worker_report(reply: str) -> WorkerReport:
     if "status" not in report:
         raise StructuredReplyError(f'{REPORT}: no "status" (expected "completed" or "blocked")')
     raise StructuredReplyError(f'{REPORT}: "status" must be "completed" or "blocked", got {_describe(status)}')
+
+
+def _no_reason(value: Any) -> bool:
+    """Absent, null and blank are no reason; anything else is one."""
+    return value is None or (isinstance(value, str) and not value.strip())
 
 
 def _required_text(report: dict, key: str, status: str) -> str:
@@ -96,7 +107,8 @@ def _read_verdict(reply: str) -> ReviewVerdict:
     summary = verdict.get("summary")
     summary = summary.strip() if isinstance(summary, str) else ""
     if approved:
-        return ReviewVerdict(True, summary)
+        notes = [line[2:] for key in ("issues", "suggestions") for line in _item_lines(verdict.get(key))]
+        return ReviewVerdict(True, summary, tuple(notes))
     for key in ("issues", "suggestions"):
         lines = _item_lines(verdict.get(key))
         if lines:

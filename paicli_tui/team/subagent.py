@@ -49,7 +49,7 @@ class SubAgent:
                 return self._reply(f"the review stopped early: {outcome.reason}", MessageType.ERROR)
             verdict = parse_review_verdict(outcome.text)
             kind = MessageType.APPROVAL if verdict.approved else MessageType.REJECTION
-            return self._reply(verdict.feedback, kind)
+            return self._reply(verdict.feedback, kind, verdict.notes)
         kind = MessageType.PARTIAL if outcome.status == "partial" else MessageType.RESULT
         return self._reply(outcome.text, kind)
 
@@ -57,8 +57,8 @@ class SubAgent:
         """Keep the system prompt only; the agent publishes ``history_clear``."""
         return self.agent.clear_history()
 
-    def _reply(self, content: str, kind: MessageType) -> AgentMessage:
-        return AgentMessage(from_agent=self.name, from_role=self.role, content=content, type=kind)
+    def _reply(self, content: str, kind: MessageType, notes: tuple[str, ...] = ()) -> AgentMessage:
+        return AgentMessage(from_agent=self.name, from_role=self.role, content=content, type=kind, notes=notes)
 
 
 def task_message(content: str) -> AgentMessage:

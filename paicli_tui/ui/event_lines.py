@@ -137,6 +137,8 @@ def describe(event: ev.Event) -> Line | None:
             return Line(f"run {event.status}: {event.summary}", kind)
         case ev.ReviewVerdictGiven():
             verdict = "approved" if event.approved else f"rejected: {event.feedback}"
+            if event.approved and event.notes:
+                verdict += " (notes: " + "; ".join(event.notes) + ")"
             return Line(f"{who}{event.step_id} {verdict}", "success" if event.approved else "warning")
         case ev.StepRetry():
             return Line(f"{event.step_id} retry {event.attempt}: {event.feedback}", "warning")

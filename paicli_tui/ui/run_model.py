@@ -187,6 +187,8 @@ class RunModel:
                     up.workers.add(worker)
                     if item.approved:
                         self._line(worker, "approved", f"✓ approved by {item.actor}", up)
+                        for note in item.notes:
+                            self._line(worker, "warning", f"  note: {_preview(note, 160)}", up)
                     else:
                         self._line(worker, "rejected", f"✗ rejected by {item.actor}: {_preview(item.feedback)}", up)
             case ev.StepRetry():
