@@ -21,22 +21,36 @@ ProviderName = Literal[
     "openai", "deepseek", "glm", "ollama", "llamacpp", "openrouter", "vllm", "lmstudio", "custom", "demo"
 ]
 
-#: base_url, default model and key variable per provider (P-1.2); each one
-#: checked against the provider's documentation in docs/providers.md. The
-#: local servers (vllm, lmstudio) serve whatever model was loaded: "local"
-#: stands in until --model names it.
+#: base_url, default model and key variable per provider (P-1.2), each one
+#: checked against the provider's documentation in docs/providers.md, and
+#: ``response_format``: which structured output the server takes
+#: (``json_schema``, ``json_object`` or ``none``), used when
+#: ``structured_output = "auto"``. The local servers (vllm, lmstudio) serve
+#: whatever model was loaded: "local" stands in until --model names it.
 PRESETS: dict[str, dict[str, str]] = {
-    "openai": {"base_url": "https://api.openai.com/v1", "model": "gpt-4o-mini", "api_key_env": "OPENAI_API_KEY"},
-    "deepseek": {"base_url": "https://api.deepseek.com/v1", "model": "deepseek-chat", "api_key_env": "DEEPSEEK_API_KEY"},
-    "glm": {"base_url": "https://open.bigmodel.cn/api/paas/v4", "model": "glm-4.6", "api_key_env": "ZHIPUAI_API_KEY"},
-    "ollama": {"base_url": "http://127.0.0.1:11434/v1", "model": "qwen2.5-coder", "api_key_env": ""},
-    "llamacpp": {"base_url": "http://127.0.0.1:8080/v1", "model": "local", "api_key_env": ""},
-    "openrouter": {"base_url": "https://openrouter.ai/api/v1", "model": "openai/gpt-4o-mini", "api_key_env": "OPENROUTER_API_KEY"},
-    "vllm": {"base_url": "http://127.0.0.1:8000/v1", "model": "local", "api_key_env": ""},
-    "lmstudio": {"base_url": "http://127.0.0.1:1234/v1", "model": "local", "api_key_env": ""},
-    "custom": {"base_url": "http://127.0.0.1:8000/v1", "model": "default", "api_key_env": "PAICLI_API_KEY"},
-    "demo": {"base_url": "http://demo.invalid/v1", "model": "demo", "api_key_env": ""},
+    "openai": {"base_url": "https://api.openai.com/v1", "model": "gpt-4o-mini", "api_key_env": "OPENAI_API_KEY",
+               "response_format": "json_schema"},
+    "deepseek": {"base_url": "https://api.deepseek.com/v1", "model": "deepseek-chat", "api_key_env": "DEEPSEEK_API_KEY",
+                 "response_format": "json_object"},
+    "glm": {"base_url": "https://open.bigmodel.cn/api/paas/v4", "model": "glm-4.6", "api_key_env": "ZHIPUAI_API_KEY",
+            "response_format": "json_object"},
+    "ollama": {"base_url": "http://127.0.0.1:11434/v1", "model": "qwen2.5-coder", "api_key_env": "",
+               "response_format": "json_schema"},
+    "llamacpp": {"base_url": "http://127.0.0.1:8080/v1", "model": "local", "api_key_env": "",
+                 "response_format": "json_schema"},
+    "openrouter": {"base_url": "https://openrouter.ai/api/v1", "model": "openai/gpt-4o-mini",
+                   "api_key_env": "OPENROUTER_API_KEY", "response_format": "json_schema"},
+    "vllm": {"base_url": "http://127.0.0.1:8000/v1", "model": "local", "api_key_env": "",
+             "response_format": "json_schema"},
+    "lmstudio": {"base_url": "http://127.0.0.1:1234/v1", "model": "local", "api_key_env": "",
+                 "response_format": "json_schema"},
+    "custom": {"base_url": "http://127.0.0.1:8000/v1", "model": "default", "api_key_env": "PAICLI_API_KEY",
+               "response_format": "json_schema"},
+    "demo": {"base_url": "http://demo.invalid/v1", "model": "demo", "api_key_env": "", "response_format": "json_schema"},
 }
+
+#: What ``response_format`` kinds a request may carry (``none``: nothing is sent).
+ResponseFormatKind = Literal["json_schema", "json_object", "none"]
 
 
 #: Model calls one agent may make per turn or task unless configured.
@@ -136,6 +150,25 @@ class Settings(BaseModel):
     """SearXNG base URL; web_search is exposed only when set."""
     team_review: bool = True
     """Show the plan review screen before a /team run."""
+    structured_output: Literal["auto", "json_schema", "json_object", "off"] = "auto"
+    """Send the planner, worker-report and verdict JSON Schema as
+    ``response_format``: ``auto`` uses what the provider preset supports,
+    ``off`` sends none. The reply is read by the same strict reader either way."""
+    plan_repairs: int = Field(1, ge=0, le=5)
+    """Times the planner is asked once more, with the exact error, after its
+    plan was rejected; 0 fails planning at the first rejection."""
+    report_repairs: int = Field(1, ge=0, le=5)
+    """The same for a worker report or review verdict that cannot be read
+    (a verdict still unreadable after its repairs is a rejection)."""
+    planner_max_tokens: int | None = Field(4096, ge=1)
+    """``max_tokens`` of a planner call (a truncated plan is repaired once
+    with twice the limit); None sends no limit."""
+    report_max_tokens: int | None = Field(2048, ge=1)
+    """``max_tokens`` of a tool-less worker or reviewer call (the verdict,
+    a report repair, a budget stop's summary); None sends no limit."""
+    task_max_tokens: int | None = Field(None, ge=1)
+    """``max_tokens`` of ReAct, /plan task and worker tool-loop calls;
+    None (the default) sends no limit."""
     permissions: "Permissions" = Field(default_factory=lambda: Permissions())
     """The person's allow and deny rules (``[permissions]`` in config.toml)."""
 
@@ -144,6 +177,15 @@ class Settings(BaseModel):
     def _split_names(cls, value: Any) -> Any:
         # PAICLI_COMMAND_ENV_PASS="A,B C" arrives as one string.
         return value.replace(",", " ").split() if isinstance(value, str) else value
+
+    def response_format_kind(self) -> ResponseFormatKind:
+        """The structured output this session may send (``none``: nothing)."""
+        if self.structured_output == "off":
+            return "none"
+        if self.structured_output == "auto":
+            kind = PRESETS[self.provider].get("response_format", "none")
+            return kind if kind in ("json_schema", "json_object") else "none"  # type: ignore[return-value]
+        return self.structured_output
 
     def resolved(self) -> "ResolvedProvider":
         preset = PRESETS[self.provider]

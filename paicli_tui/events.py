@@ -76,6 +76,10 @@ class ModelRequest(Event):
     message_count: int
     system_sha256: str
     new_messages: tuple[dict, ...] = ()
+    #: The output limit sent (None: none), and the ``response_format`` type
+    #: sent (``json_schema``, ``json_object``; empty: none).
+    max_tokens: int | None = None
+    response_format: str = ""
 
 
 @dataclass(frozen=True)
@@ -116,6 +120,18 @@ class ModelRetry(Event):
     call_id: str
     attempt: int
     delay_s: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class CapabilityDropped(Event):
+    """The server refused an optional request field (HTTP 400 naming it):
+    the call is sent once more without it, and no later call of this session
+    sends it. ``field`` is ``response_format`` or ``max_tokens``."""
+
+    name: ClassVar[str] = "capability_dropped"
+    call_id: str
+    field: str
     reason: str
 
 
@@ -250,6 +266,21 @@ class PlanRejected(Event):
     name: ClassVar[str] = "plan_rejected"
     origin: str
     error: str
+
+
+@dataclass(frozen=True)
+class RepairRequested(Event):
+    """A rejected structured reply is sent back to the agent that wrote it
+    with the exact error (issue 16). ``kind`` is plan | report | verdict,
+    ``attempt`` the repair's number (1 …), ``step_id`` and ``step_attempt``
+    the team step and its attempt (empty and 0 for a plan)."""
+
+    name: ClassVar[str] = "repair_requested"
+    kind: str
+    attempt: int
+    error: str
+    step_id: str = ""
+    step_attempt: int = 0
 
 
 @dataclass(frozen=True)

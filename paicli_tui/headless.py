@@ -70,6 +70,10 @@ class TextPrinter:
             self._line(f"plan v{event.version} ({event.origin}): {len(event.plan.get('tasks', []))} tasks")
         elif isinstance(event, ev.PlanRejected):
             self._line(f"✗ plan rejected ({event.origin}): {event.error}", self.err)
+        elif isinstance(event, (ev.RepairRequested, ev.CapabilityDropped)):
+            from paicli_tui.ui.event_lines import describe  # pure text, no Textual
+
+            self._line(f"! {describe(event).text}", self.err)
         elif isinstance(event, ev.TaskDispatched):
             attempt = f" (attempt {event.attempt})" if event.attempt > 1 else ""
             self._line(f"▶ {event.task_id} → {event.worker}{attempt}")

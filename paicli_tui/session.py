@@ -308,10 +308,13 @@ class Session:
         self.bus.publish(RunRequested("session", kind, goal, limits, prices))
 
     def _new_agent(self, name: str, role: str, *, task_type: str | None = None, tools: bool = True) -> Agent:
+        from paicli_tui.llm.role_client import RoleClient
+
         prompt = self.assembler.system_prompt(role, approval_mode=self._approval_mode, task_type=task_type)
+        limit = self.settings.task_max_tokens
         return Agent(
             name,
-            client=self.client,
+            client=RoleClient(self.client, max_tokens=limit, tool_max_tokens=limit),
             system_prompt=prompt,
             registry=self.registry if tools else None,
             bus=self.bus,
@@ -341,7 +344,7 @@ class Session:
     def run_plan(self, goal: str, plan: "Plan | None" = None) -> RunOutcome:
         from paicli_tui.plan.context import task_message
         from paicli_tui.plan.executor import PlanExecutor, TaskOutcome
-        from paicli_tui.plan.planner import Planner
+        from paicli_tui.plan.planner import Planner, planner_options
         from paicli_tui.prompt_assembler import with_turn_context
         from paicli_tui.tools.trusted_urls import BranchUrls, TrustedUrls, flatten
 
@@ -350,7 +353,7 @@ class Session:
             return RunOutcome("plan", False, "FAILED", "usage: /plan GOAL")
         cancel = self._cancel
         planner = Planner(self.client, self.assembler, agent="planner", role="planner", id_prefix="task", bus=self.bus,
-                          deadline=self._run_budget.deadline)
+                          deadline=self._run_budget.deadline, **planner_options(self.settings))
         planned = self._plan_and_review(planner, goal, plan, cancel)
         if isinstance(planned, RunOutcome):
             return planned

@@ -212,9 +212,9 @@ def test_blocked_step_gets_no_review_and_blocks_its_dependents(tmp_path):
 
 
 @pytest.mark.parametrize("reply", ["I did it!", '{"status": "completed", "result": "x", "reason": "y"}'])
-def test_invalid_report_fails_at_once_without_review(tmp_path, reply):
+def test_invalid_report_with_no_repair_left_fails_at_once_without_review(tmp_path, reply):
     script = StepScript(workers={"step_1": [Reply(content=reply)]})
-    team = Team(tmp_path, script)
+    team = Team(tmp_path, script, report_repairs=0)
     report = team.run(plan_of(("do it", [])))
 
     step = report.plan.task("step_1")

@@ -10,6 +10,12 @@ time budget): it is checked before each attempt, after every network read
 of the stream (pings included), and by the cancel watcher, which shuts the
 socket down when it passes; a retry whose backoff would end after it is not
 waited for. What the client holds of a reply is capped (reader.py).
+
+``response_format`` and ``max_tokens`` are optional fields some servers
+refuse: an HTTP 400 that names one is detected once per client (one client
+per session), the call is sent again at once without it (or, for a server
+that asks for ``max_completion_tokens``, with the limit under that name),
+later calls leave it out, and ``capability_dropped`` records it.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import ssl
 import threading
 import time
@@ -40,6 +47,7 @@ from paicli_tui.llm.types import (
     ModelConnectionError,
     ModelDeadlineError,
     ModelError,
+    ModelHTTPError,
 )
 
 if TYPE_CHECKING:
@@ -101,6 +109,10 @@ class ChatClient:
         self.tool_calls_in_content = False
         self._sent: dict[str, int] = {}
         self._sent_lock = threading.Lock()
+        #: Optional fields the server refused this session (see the module doc).
+        self.dropped: set[str] = set()
+        #: The body key of the output limit; None once the server refused it.
+        self._limit_key: str | None = "max_tokens"
 
     @classmethod
     def from_settings(
@@ -156,19 +168,31 @@ class ChatClient:
         cancel: threading.Event | None = None,
         on_delta: DeltaCallback | None = None,
         deadline: float | None = None,
+        response_format: dict | None = None,
+        max_tokens: int | None = None,
     ) -> ChatResult:
         """One logical request. ``deadline`` (monotonic seconds) ends the call
-        with ModelDeadlineError once passed, wherever it is waiting."""
+        with ModelDeadlineError once passed, wherever it is waiting.
+        ``response_format`` and ``max_tokens`` go into the body unless the
+        server refused them earlier this session."""
         call_id = _new_call_id()
         started = time.monotonic()
         bus = self.bus
+        if "response_format" in self.dropped:
+            response_format = None
+        if self._limit_key is None:
+            max_tokens = None
         if bus is not None:
-            bus.publish(self._request_event(messages, agent, tools, call_id))
+            bus.publish(self._request_event(messages, agent, tools, call_id, max_tokens, response_format))
         body: dict = {"model": self.model, "messages": messages, "stream": stream}
         if stream:
             body["stream_options"] = {"include_usage": True}
         if tools:
             body["tools"] = tools
+        if max_tokens is not None and self._limit_key is not None:
+            body[self._limit_key] = max_tokens
+        if response_format is not None:
+            body["response_format"] = response_format
         payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
         headers = {
             "X-PaiCLI-Agent": agent,
@@ -190,6 +214,11 @@ class ChatClient:
                 break
             except ModelError as exc:
                 error = self._scrubbed(exc)
+                refused = self._refused_field(error, body)
+                if refused is not None:
+                    self._drop(refused, body, agent, call_id, error)
+                    payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
+                    continue  # at once and not counted: the server answered, it did not fail
                 final = isinstance(error, (ModelCancelled, ModelDeadlineError)) or not error.retryable or retry >= self.max_retries
                 if final:
                     if retry and error.retryable:
@@ -209,6 +238,37 @@ class ChatClient:
         if bus is not None:
             bus.publish(self._response_event(result, agent, call_id, time.monotonic() - started))
         return result
+
+    def _refused_field(self, error: ModelError, body: dict) -> str | None:
+        """The optional field a 400 reply refuses, when the body carries it."""
+        if not isinstance(error, ModelHTTPError) or error.status != 400:
+            return None
+        text = str(error).lower()
+        if "response_format" in body and _NAMES_RESPONSE_FORMAT.search(text):
+            return "response_format"
+        if self._limit_key is not None and self._limit_key in body and self._limit_key in text:
+            return "max_tokens"
+        if "response_format" in body and _REFUSES_A_FIELD.search(text):
+            return "response_format"  # the field this client adds that servers differ on most
+        return None
+
+    def _drop(self, name: str, body: dict, agent: str, call_id: str, error: ModelError) -> None:
+        with self._sent_lock:
+            self.dropped.add(name)
+        reason = str(error)
+        if name == "max_tokens":
+            limit = body.pop(str(self._limit_key))
+            if self._limit_key == "max_tokens" and "max_completion_tokens" in reason:
+                # OpenAI's reasoning models take the limit under its newer name.
+                self._limit_key = "max_completion_tokens"
+                body[self._limit_key] = limit
+                reason += " (the limit is sent as max_completion_tokens from now on)"
+            else:
+                self._limit_key = None
+        else:
+            body.pop("response_format")
+        if self.bus is not None:
+            self.bus.publish(ev.CapabilityDropped(actor=agent, call_id=call_id, field=name, reason=reason))
 
     def _wait_before_retry(self, delay: float, cancel: threading.Event | None, deadline: float | None) -> ModelError | None:
         """Sleep the backoff delay; the error to end the call with when
@@ -256,7 +316,10 @@ class ChatClient:
 
     # -- events -----------------------------------------------------------------
 
-    def _request_event(self, messages: list[dict], agent: str, tools: list[dict] | None, call_id: str) -> ev.ModelRequest:
+    def _request_event(
+        self, messages: list[dict], agent: str, tools: list[dict] | None, call_id: str,
+        max_tokens: int | None, response_format: dict | None,
+    ) -> ev.ModelRequest:
         with self._sent_lock:
             previous = self._sent.get(agent, 0)
             self._sent[agent] = len(messages)
@@ -270,6 +333,7 @@ class ChatClient:
         return ev.ModelRequest(
             actor=agent, call_id=call_id, model=self.model, tools=names,
             message_count=len(messages), system_sha256=system, new_messages=tuple(new),
+            max_tokens=max_tokens, response_format=str((response_format or {}).get("type", "")),
         )
 
     def _response_event(self, result: ChatResult, agent: str, call_id: str, duration: float) -> ev.ModelResponse:
@@ -292,6 +356,15 @@ class ChatClient:
         if key and error.args and key in str(error.args[0]):
             error.args = (str(error.args[0]).replace(key, "[REDACTED]"),)
         return error
+
+
+#: A 400 that names structured output: the field, its types, llama.cpp's
+#: "grammar"/"schema" conversion errors.
+_NAMES_RESPONSE_FORMAT = re.compile(r"response_format|response format|json_schema|json_object|\bschema\b|grammar")
+#: A 400 that refuses some field without naming it.
+_REFUSES_A_FIELD = re.compile(
+    r"unsupported|not supported|unrecognized|unknown (?:field|parameter|argument|key)|extra (?:fields|inputs)"
+)
 
 
 # Call ids need uniqueness, not secrecy: 48 random bits, as the first 12 hex

@@ -3,29 +3,53 @@
 
 Every call is two messages (the planner system prompt and one user message
 opening with the turn context) and offers no tools. A reply that breaks a
-P-3.2 rule raises ``PlanError`` for the person to see: no silent retry and no
-fallback to a ReAct turn, because a guessed plan would run work nobody
-reviewed.
+P-3.2 rule is recorded (``plan_rejected``) and sent back to the planner with
+the exact error, at most ``repairs`` times, each announced
+(``repair_requested``); nothing is ever fixed up by guessing. A reply cut at
+the output limit is "truncated", not malformed, and its repair gets twice
+the limit once. When no repair is left the last error is raised as
+``PlanError`` for the person to see: no fallback to a ReAct turn, because a
+guessed plan would run work nobody reviewed.
 """
 
 from __future__ import annotations
 
 import json
 import threading
-from typing import Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
-from paicli_tui.events import EventBus, PlanProposed, PlanRejected
+from paicli_tui.events import EventBus, PlanProposed, PlanRejected, RepairRequested
+from paicli_tui.llm.role_client import repair_request, truncated
+from paicli_tui.llm.structured_output import response_format
 from paicli_tui.llm.types import ChatResult
 from paicli_tui.plan.executor import Replanner
 from paicli_tui.plan.model import Plan, Task, TaskStatus
 from paicli_tui.plan.parser import PlanError, parse_plan
+from paicli_tui.plan.schema import PLAN_REPLY_SCHEMA
 from paicli_tui.prompt_assembler import with_turn_context
+
+if TYPE_CHECKING:
+    from paicli_tui.config import Settings
 
 TOOL_CALL_ERROR = "planner answered with tool calls; this role has no tools; tool call not executed"
 
 
 class PlannerToolCallError(PlanError):
     """The planner (a tool-less role) answered with tool calls (P-5.3)."""
+
+
+class PlanTruncatedError(PlanError):
+    """The planner's reply stopped at the output limit (finish_reason "length")."""
+
+
+def planner_options(settings: "Settings") -> dict[str, Any]:
+    """The Planner keywords the settings give: output limit, repairs and
+    the plan schema as ``response_format`` where the server takes one."""
+    return {
+        "max_tokens": settings.planner_max_tokens,
+        "repairs": settings.plan_repairs,
+        "response_format": response_format(settings.response_format_kind(), "paicli_plan", PLAN_REPLY_SCHEMA),
+    }
 
 
 class ChatClientLike(Protocol):
@@ -48,8 +72,15 @@ class Planner:
         id_prefix: str = "task",
         bus: EventBus | None = None,
         deadline: Callable[[], float | None] | None = None,
+        max_tokens: int | None = None,
+        repairs: int = 0,
+        response_format: dict | None = None,
     ) -> None:
         self.client = client
+        self.max_tokens = max_tokens
+        #: How many times a rejected reply is sent back with its error.
+        self.repairs = repairs
+        self.response_format = response_format
         #: The run's time limit (``RunBudget.deadline``): a slow planner call
         #: is cut there like any agent's.
         self.deadline = deadline
@@ -103,17 +134,41 @@ class Planner:
             {"role": "system", "content": self.assembler.system_prompt(self.role)},
             {"role": "user", "content": with_turn_context(text)},
         ]
+        limit, doubled = self.max_tokens, False
+        for repair in range(1, self.repairs + 2):
+            reply = self.client.chat(messages, agent=self.agent, tools=None, cancel=cancel, **self._options(limit))
+            try:
+                return self._read(reply, limit)
+            except PlanError as exc:
+                self._publish(PlanRejected(self.agent, origin, str(exc)))
+                # A tool call is refused, not repaired: its history would need
+                # tool results for calls that were never run.
+                if repair > self.repairs or isinstance(exc, PlannerToolCallError):
+                    raise
+                if isinstance(exc, PlanTruncatedError) and limit and not doubled:
+                    limit, doubled = limit * 2, True
+                self._publish(RepairRequested(self.agent, "plan", repair, str(exc)))
+                messages = [*messages, {"role": "assistant", "content": reply.content},
+                            {"role": "user", "content": repair_request(str(exc))}]
+        raise AssertionError("unreachable: the last attempt raises")
+
+    def _options(self, limit: int | None) -> dict[str, Any]:
+        """What a call carries besides the messages; only what is set, so a
+        client without these keywords still serves a planner without them."""
         ends = self.deadline() if self.deadline is not None else None
-        options = {"deadline": ends} if ends is not None else {}
-        reply = self.client.chat(messages, agent=self.agent, tools=None, cancel=cancel, **options)
-        try:
-            if reply.tool_calls:
-                raise PlannerToolCallError(TOOL_CALL_ERROR)
-            return parse_plan(reply.content, self.id_prefix)
-        except PlanError as exc:
-            if self.bus is not None:
-                self.bus.publish(PlanRejected(self.agent, origin, str(exc)))
-            raise
+        given = {"deadline": ends, "max_tokens": limit, "response_format": self.response_format}
+        return {key: value for key, value in given.items() if value is not None}
+
+    def _read(self, reply: ChatResult, limit: int | None) -> Plan:
+        if reply.tool_calls:
+            raise PlannerToolCallError(TOOL_CALL_ERROR)
+        if reply.finish_reason == "length":
+            raise PlanTruncatedError(truncated("planner reply", limit or reply.usage.completion_tokens))
+        return parse_plan(reply.content, self.id_prefix)
+
+    def _publish(self, event) -> None:
+        if self.bus is not None:
+            self.bus.publish(event)
 
     def announce(self, plan: Plan, origin: str) -> None:
         """Publish a plan version this planner did not write itself: a plan

@@ -44,6 +44,36 @@ PLAN_SCHEMA: dict = {
 Draft202012Validator.check_schema(PLAN_SCHEMA)
 PLAN_VALIDATOR = Draft202012Validator(PLAN_SCHEMA)
 
+#: The shape the planner prompts ask for, sent as ``response_format`` (issue
+#: 16). Narrower than PLAN_SCHEMA so that it suits strict servers (OpenAI's
+#: strict mode has no if/then/else and wants every property required, no
+#: extra ones): every reply it allows passes PLAN_SCHEMA, and parse_plan still
+#: checks the rest (blank strings, repeated or unknown ids, cycles).
+PLAN_REPLY_SCHEMA: dict = {
+    "type": "object",
+    "properties": {
+        "summary": {"type": "string"},
+        "steps": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string"},
+                    "description": {"type": "string"},
+                    "type": {"type": "string", "enum": ["FILE_READ", "FILE_WRITE", "COMMAND", "ANALYSIS", "VERIFICATION"]},
+                    "dependencies": {"type": "array", "items": {"type": "string"}},
+                },
+                "required": ["id", "description", "type", "dependencies"],
+                "additionalProperties": False,
+            },
+        },
+    },
+    "required": ["summary", "steps"],
+    "additionalProperties": False,
+}
+Draft202012Validator.check_schema(PLAN_REPLY_SCHEMA)
+
 #: Order in which a step's fields are reported, so the first error is the
 #: first one a reader meets.
 FIELD_ORDER = {"id": 0, "description": 1, "type": 2, "dependencies": 3}

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from paicli_tui.ledger import LedgerLine
 from paicli_tui.records.plan_state import TERMINAL, PlanState
+from paicli_tui.team.structured import UNREADABLE
 
 MAX_RETRIES = 2
 MAX_REPLANS = 2
@@ -225,7 +226,39 @@ class SystemPrompt(Rule):
         return []
 
 
+class RepairAfterRejection(Rule):
+    name, text = "repair-after-rejection", "a repair is asked only of the agent whose reply was just rejected"
+
+    def __init__(self, kind):
+        super().__init__(kind)
+        # (actor, plan|report|verdict, step, step attempt) → rejections not yet repaired
+        self.open: dict[tuple[str, str, str, int], int] = {}
+
+    def check(self, line, plan):
+        p = _p(line)
+        step, attempt = str(p.get("step_id") or ""), int(p.get("attempt") or 0)
+        rejected = None
+        if line.event == "plan_rejected":
+            rejected = (line.actor, "plan", "", 0)
+        elif line.event == "worker_report" and p.get("status") == "invalid":
+            rejected = (line.actor, "report", step, attempt)
+        elif line.event == "review_verdict" and p.get("approved") is not True \
+                and str(p.get("feedback") or "").startswith(UNREADABLE):
+            rejected = (line.actor, "verdict", step, attempt)
+        if rejected is not None:
+            self.open[rejected] = self.open.get(rejected, 0) + 1
+        elif line.event == "repair_requested":
+            kind = str(p.get("kind"))
+            key = (line.actor, kind, step, int(p.get("step_attempt") or 0)) if kind != "plan" else (line.actor, "plan", "", 0)
+            if not self.open.get(key):
+                where = f" of {step} attempt {key[3]}" if kind != "plan" else ""
+                return self.v(line, f"{line.actor} asked to repair a {kind}{where} with no rejection recorded before it")
+            self.open[key] -= 1
+        return []
+
+
 RULES: tuple[type[Rule], ...] = (
     ReplanFreeze, Dependencies, Parallelism, ToolLessRoles, WorkerExclusive,
     ReviewApproval, DownstreamOfFailure, RetryLimit, ReplanLimit, SystemPrompt,
+    RepairAfterRejection,
 )

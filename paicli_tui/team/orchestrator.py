@@ -11,10 +11,13 @@ from typing import TYPE_CHECKING
 from paicli_tui.agent.budget import Budget, RunBudget
 from paicli_tui.agent.loop import Agent
 from paicli_tui.events import EventBus
+from paicli_tui.llm.role_client import RoleClient
+from paicli_tui.llm.structured_output import response_format
 from paicli_tui.plan.executor import ExecutionReport, PlanExecutor
 from paicli_tui.plan.model import Plan
-from paicli_tui.plan.planner import Planner
+from paicli_tui.plan.planner import Planner, planner_options
 from paicli_tui.team.messages import AgentRole
+from paicli_tui.team.reply_schemas import REVIEW_VERDICT_SCHEMA, WORKER_REPORT_SCHEMA
 from paicli_tui.team.step_runner import StepRunner
 from paicli_tui.team.subagent import ORCHESTRATOR, SubAgent
 
@@ -53,7 +56,13 @@ class TeamOrchestrator:
         self.settings = settings
         self.approval_mode = approval_mode
         self.planner = Planner(client, assembler, agent="planner", role="team-planner", id_prefix="step", bus=bus,
-                               deadline=run_budget.deadline if run_budget is not None else None)
+                               deadline=run_budget.deadline if run_budget is not None else None,
+                               **planner_options(settings))
+        kind = settings.response_format_kind()
+        #: Sent on tool-less worker repairs only: a worker's tool loop cannot
+        #: be constrained to a schema (see llm/role_client.py).
+        self.report_format = response_format(kind, "paicli_worker_report", WORKER_REPORT_SCHEMA)
+        self.verdict_format = response_format(kind, "paicli_review_verdict", REVIEW_VERDICT_SCHEMA)
         self._reviewers: dict[str, SubAgent] = {}
         self._reviewers_lock = threading.Lock()
 
@@ -80,6 +89,8 @@ class TeamOrchestrator:
             reviewer=self._reviewer,
             bus=self.bus,
             trusted_urls=trusted_urls if trusted_urls is not None else TrustedUrls(),
+            repairs=self.settings.report_repairs,
+            report_format=self.report_format,
         )
         executor = PlanExecutor(
             plan,
@@ -107,9 +118,15 @@ class TeamOrchestrator:
 
     def _agent(self, name: str, role: str, *, tools: bool) -> Agent:
         settings = self.settings
+        # A reviewer's every call is its verdict; a worker's tool-less calls
+        # are its budget-stop summary and its report repairs.
+        client = RoleClient(
+            self.client, max_tokens=settings.report_max_tokens, tool_max_tokens=settings.task_max_tokens,
+            response_format=None if tools else self.verdict_format,
+        )
         return Agent(
             name,
-            client=self.client,
+            client=client,
             system_prompt=self.assembler.system_prompt(role, approval_mode=self.approval_mode),
             registry=self.registry if tools else None,
             bus=self.bus,

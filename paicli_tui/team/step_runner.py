@@ -1,5 +1,9 @@
 """One team step from dispatch to verdict (P-5.4–P-5.9): worker attempt →
-report → fail-closed review → retry with the feedback, at most twice."""
+report → fail-closed review → retry with the feedback, at most twice.
+
+A report or verdict the strict reader rejects is sent back to its author
+with the exact error, at most ``repairs`` times (issue 16); a report still
+invalid fails the step, a verdict still unreadable is a rejection."""
 
 from __future__ import annotations
 
@@ -8,18 +12,20 @@ from typing import TYPE_CHECKING, Callable
 
 from paicli_tui.events import (
     EventBus,
+    RepairRequested,
     ReviewStarted,
     ReviewVerdictGiven,
     StepRetry,
     TaskDispatched,
     WorkerReportParsed,
 )
+from paicli_tui.llm.role_client import repair_request, truncated
 from paicli_tui.plan.executor import TaskOutcome
 from paicli_tui.plan.model import Plan, Task
 from paicli_tui.prompt_assembler import with_turn_context
 from paicli_tui.team.messages import AgentMessage, MessageType
 from paicli_tui.team.step_context import retry_message, review_message, step_message
-from paicli_tui.team.structured import StructuredReplyError, parse_worker_report
+from paicli_tui.team.structured import UNREADABLE, StructuredReplyError, WorkerReport, parse_worker_report
 from paicli_tui.team.subagent import SubAgent, feedback_message, task_message
 from paicli_tui.tools.trusted_urls import BranchUrls, flatten
 
@@ -72,8 +78,12 @@ class StepRunner:
         reviewer: Callable[[str], SubAgent],
         bus: EventBus,
         trusted_urls: "TrustedUrls",
+        repairs: int = 0,
+        report_format: dict | None = None,
     ) -> None:
         self.goal = goal
+        self.repairs = repairs
+        self.report_format = report_format
         self.workers = workers
         self.reviewer = reviewer
         self.bus = bus
@@ -103,11 +113,9 @@ class StepRunner:
                 return TaskOutcome("cancelled", last_result, "cancelled")
             if reply.type is MessageType.ERROR:
                 return TaskOutcome("failed", last_result, f"{worker.name}: {reply.content}")
-            try:
-                report = parse_worker_report(reply.content)
-            except StructuredReplyError as exc:
-                self._report(worker, task, attempt, "invalid", reply.content, str(exc))
-                return TaskOutcome("failed", reply.content, f"invalid worker report: {exc}")
+            report = self._read_report(worker, task, attempt, reply, cancel)
+            if isinstance(report, TaskOutcome):
+                return report
             self._report(worker, task, attempt, report.status, report.result or "", report.reason or "")
             if report.status == "blocked":
                 return TaskOutcome("blocked", report.result or "", report.reason or "")
@@ -127,6 +135,30 @@ class StepRunner:
         reason = f"rejected by review {MAX_ATTEMPTS} times; last feedback: {feedback}"
         return TaskOutcome("failed", last_result, reason)
 
+    def _read_report(
+        self, worker: SubAgent, task: Task, attempt: int, reply: AgentMessage, cancel: threading.Event
+    ) -> WorkerReport | TaskOutcome:
+        """The worker's report, repaired up to ``repairs`` times; the step's
+        outcome when it cannot be had."""
+        for repair in range(1, self.repairs + 2):
+            cut_at = worker.truncated_at()
+            try:
+                if cut_at is not None:
+                    raise StructuredReplyError(truncated("worker report", cut_at))
+                return parse_worker_report(reply.content)
+            except StructuredReplyError as exc:
+                error = str(exc)
+            self._report(worker, task, attempt, "invalid", reply.content, error)
+            if repair > self.repairs:
+                return TaskOutcome("failed", reply.content, f"invalid worker report: {error}")
+            self.bus.publish(RepairRequested(worker.name, "report", repair, error, task.id, attempt))
+            reply = worker.correct(repair_request(error), cancel=cancel, response_format=self.report_format)
+            if cancel.is_set():
+                return TaskOutcome("cancelled", "", "cancelled")
+            if reply.type is MessageType.ERROR:
+                return TaskOutcome("failed", "", f"{worker.name}: {reply.content}")
+        raise AssertionError("unreachable: the last attempt returns")
+
     def _retry(self, worker: SubAgent, task: Task, attempt: int, feedback: str) -> None:
         """The executor dispatched attempt 1; a retry stays on the same worker
         (the step is still RUNNING) and is announced here with its number."""
@@ -143,9 +175,26 @@ class StepRunner:
         self.bus.publish(ReviewStarted(reviewer.name, task.id, attempt))
         try:
             verdict = reviewer.send(task_message(review_message(self.goal, task, result)), cancel=cancel)
+            for repair in range(1, self.repairs + 1):
+                error = _unreadable(reviewer, verdict)
+                if error is None or cancel.is_set():
+                    break
+                # Recorded as what it is until repaired: a rejection (fail-closed).
+                self.bus.publish(ReviewVerdictGiven(reviewer.name, task.id, attempt, False, verdict.content))
+                self.bus.publish(RepairRequested(reviewer.name, "verdict", repair, error, task.id, attempt))
+                verdict = reviewer.correct(repair_request(error), cancel=cancel)
         finally:
             reviewer.clear_history()
         if verdict.type in (MessageType.APPROVAL, MessageType.REJECTION):
             approved = verdict.type is MessageType.APPROVAL
             self.bus.publish(ReviewVerdictGiven(reviewer.name, task.id, attempt, approved, verdict.content, verdict.notes))
         return verdict
+
+
+def _unreadable(reviewer: SubAgent, verdict: AgentMessage) -> str | None:
+    """Why a verdict could not be read (the error to send back), or None for
+    a verdict that was read, whatever it says."""
+    if verdict.type is not MessageType.REJECTION or not verdict.content.startswith(UNREADABLE):
+        return None
+    cut_at = reviewer.truncated_at()
+    return truncated("review verdict", cut_at) if cut_at is not None else verdict.content

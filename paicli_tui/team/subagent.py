@@ -6,7 +6,9 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
-from paicli_tui.agent.loop import Agent
+from paicli_tui.agent.loop import NO_TOOLS_ERROR, Agent
+from paicli_tui.events import AgentFinished
+from paicli_tui.llm.types import ModelCancelled, ModelError
 from paicli_tui.team.messages import AgentMessage, AgentRole, MessageType
 from paicli_tui.team.structured import parse_review_verdict
 
@@ -52,6 +54,40 @@ class SubAgent:
             return self._reply(verdict.feedback, kind, verdict.notes)
         kind = MessageType.PARTIAL if outcome.status == "partial" else MessageType.RESULT
         return self._reply(outcome.text, kind)
+
+    def correct(self, text: str, *, cancel: threading.Event, response_format: dict | None = None) -> AgentMessage:
+        """Send a rejected reply's error back (issue 16): ``text`` becomes the
+        next user message after the rejected reply, and the answer is read as
+        ``send`` reads one. A worker answers in one tool-less call, which may
+        carry ``response_format``: its repair is a report, not more tool work."""
+        if self.role is not AgentRole.WORKER:
+            return self.send(AgentMessage(ORCHESTRATOR, None, text, MessageType.FEEDBACK), cancel=cancel)
+        agent = self.agent
+        agent.add_user_message(text)
+        options = {"response_format": response_format} if response_format is not None else {}
+        try:
+            result = agent.client.chat(agent.messages, agent=self.name, tools=None, cancel=cancel,
+                                       deadline=agent.budget.deadline(), **options)
+        except ModelCancelled:
+            return self._reply("cancelled", MessageType.ERROR)
+        except ModelError as exc:
+            return self._reply(str(exc), MessageType.ERROR)
+        agent.usage = agent.usage + result.usage
+        agent.budget.charge(result.usage.total)
+        agent.messages.append(result.assistant_message())
+        if result.tool_calls:
+            return self._finished("failed", result.content, NO_TOOLS_ERROR, MessageType.ERROR)
+        return self._finished("final", result.content, "", MessageType.RESULT)
+
+    def truncated_at(self) -> int | None:
+        """The token count the agent's last reply was cut at, if it was."""
+        check = getattr(self.agent.client, "truncated_at", None)
+        return check() if check is not None else None
+
+    def _finished(self, status: str, text: str, reason: str, kind: MessageType) -> AgentMessage:
+        if self.agent.bus is not None:
+            self.agent.bus.publish(AgentFinished(self.name, status, text, reason))
+        return self._reply(reason or text, kind)
 
     def clear_history(self) -> int:
         """Keep the system prompt only; the agent publishes ``history_clear``."""

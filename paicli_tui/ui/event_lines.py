@@ -68,6 +68,9 @@ _CHATTER = (
 )
 
 
+_REPAIRED_BY = {"plan": "planner", "report": "worker", "verdict": "reviewer"}
+
+
 def _actor(event: ev.Event) -> str:
     return "" if event.actor in ("react", "session", "engine") else f"[{event.actor}] "
 
@@ -123,6 +126,11 @@ def describe(event: ev.Event) -> Line | None:
             return Line(f"{who}plan v{event.version} ({event.origin}): {count} tasks", "info")
         case ev.PlanRejected():
             return Line(f"{who}plan rejected ({event.origin}): {event.error}", "error")
+        case ev.RepairRequested():
+            author = _REPAIRED_BY.get(event.kind, "agent")
+            return Line(f"{who}{event.kind} rejected: {event.error}; asking the {author} to correct it", "warning")
+        case ev.CapabilityDropped():
+            return Line(f"{who}the server refused {event.field}; not sent again this session: {event.reason}", "warning")
         case ev.TaskDispatched():
             retry = f" (attempt {event.attempt})" if event.attempt > 1 else ""
             return Line(f"▸ {event.task_id} → {event.worker}{retry}", "muted")

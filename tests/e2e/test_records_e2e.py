@@ -45,7 +45,7 @@ def test_team_run_replays_as_the_same_text_and_verifies(workspace, paicli_home):
 
     verify = _paicli(paicli_home, workspace, "verify", session)
     assert verify.returncode == 0, verify.stdout
-    assert verify.stdout.splitlines()[-1] == "ok: 10 rules hold"
+    assert verify.stdout.splitlines()[-1] == "ok: 11 rules hold"
 
 
 def test_parallel_team_run_replays_the_same_lines(workspace, paicli_home):
