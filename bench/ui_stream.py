@@ -42,8 +42,8 @@ from paicli_tui.config import Settings  # noqa: E402
 from paicli_tui.plan.parser import plan_from_dict  # noqa: E402
 from paicli_tui.session import Session  # noqa: E402
 from paicli_tui.ui.app import PaicliApp  # noqa: E402
-from paicli_tui.ui.screens.run_screen import RunScreen  # noqa: E402
-from paicli_tui.ui.widgets.worker_pane import WorkerPane  # noqa: E402
+from paicli_tui.ui.run.run_screen import RunScreen  # noqa: E402
+from paicli_tui.ui.run.worker_pane import WorkerPane  # noqa: E402
 
 #: Every delta has the same length, so a pane's character count says how
 #: many of its deltas arrived. One in 16 ends a line, like real output.

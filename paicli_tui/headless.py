@@ -71,7 +71,7 @@ class TextPrinter:
         elif isinstance(event, ev.PlanRejected):
             self._line(f"✗ plan rejected ({event.origin}): {event.error}", self.err)
         elif isinstance(event, (ev.RepairRequested, ev.CapabilityDropped)):
-            from paicli_tui.ui.event_lines import describe  # pure text, no Textual
+            from paicli_tui.ui.bridge.event_lines import describe  # pure text, no Textual
 
             self._line(f"! {describe(event).text}", self.err)
         elif isinstance(event, ev.TaskDispatched):

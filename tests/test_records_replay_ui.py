@@ -14,9 +14,9 @@ from paicli_tui.records.replay_session import ReplayReadOnly, ReplaySession
 from paicli_tui.session import Session
 from paicli_tui.tools.approval import AutoApprover
 from paicli_tui.ui.app import PaicliApp
-from paicli_tui.ui.event_pump import EventPump
-from paicli_tui.ui.run_model import RunModel, tasks_from_plan
-from paicli_tui.ui.screens.run_screen import RunScreen
+from paicli_tui.ui.bridge.event_pump import EventPump
+from paicli_tui.ui.run.run_model import RunModel, tasks_from_plan
+from paicli_tui.ui.run.run_screen import RunScreen
 from tests.support.recorder import StepResponder, team_plan
 
 pytestmark = pytest.mark.timeout(60)

@@ -4,9 +4,9 @@ the /plan and /team routing rules (P-7.3). No Textual."""
 from __future__ import annotations
 
 from paicli_tui import events as ev
-from paicli_tui.ui.event_pump import EventPump
-from paicli_tui.ui.run_figures import format_elapsed, format_tokens
-from paicli_tui.ui.run_model import RunModel, tasks_from_plan
+from paicli_tui.ui.bridge.event_pump import EventPump
+from paicli_tui.ui.common.figures import format_elapsed, format_tokens
+from paicli_tui.ui.run.run_model import RunModel, tasks_from_plan
 
 PLAN = {
     "tasks": [

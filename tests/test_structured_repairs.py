@@ -17,7 +17,7 @@ from paicli_tui.plan.schema import PLAN_REPLY_SCHEMA, PLAN_VALIDATOR
 from paicli_tui.records.verify import render, verify_ledger
 from paicli_tui.team.reply_schemas import REVIEW_VERDICT_SCHEMA, WORKER_REPORT_SCHEMA
 from paicli_tui.tools.approval import AutoApprover
-from paicli_tui.ui.event_lines import describe
+from paicli_tui.ui.bridge.event_lines import describe
 from tests.support.recorder import approve, done, task_plan, team_plan
 
 pytestmark = pytest.mark.timeout(30)

@@ -12,8 +12,8 @@ import pytest
 from paicli_tui import events as ev
 from paicli_tui.llm.scripted import Reply
 from paicli_tui.plan.model import PlanStatus, TaskStatus
-from paicli_tui.ui.event_lines import describe
-from paicli_tui.ui.run_model import RunModel, tasks_from_plan
+from paicli_tui.ui.bridge.event_lines import describe
+from paicli_tui.ui.run.run_model import RunModel, tasks_from_plan
 from tests.test_team_orchestrator import StepScript, Team, approve, plan_of
 
 pytestmark = pytest.mark.timeout(30)

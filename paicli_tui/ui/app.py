@@ -19,10 +19,10 @@ from textual.theme import BUILTIN_THEMES
 from paicli_tui.config import remember
 from paicli_tui.shutdown import exit_code_for, signal_name
 from paicli_tui.tools.approval import ApprovalAnswer, Decision
-from paicli_tui.ui.approver import ApprovalPrompt, UiApprover, resolve
-from paicli_tui.ui.run_screens import RunScreens
-from paicli_tui.ui.screens.approval import ApprovalScreen
-from paicli_tui.ui.screens.main_screen import MainScreen
+from paicli_tui.ui.bridge.approver import ApprovalPrompt, UiApprover, resolve
+from paicli_tui.ui.bridge.run_screens import RunScreens
+from paicli_tui.ui.approval.approval import ApprovalScreen
+from paicli_tui.ui.conversation.main_screen import MainScreen
 from paicli_tui.ui.themes import DEFAULT_DARK, VARIABLE_DEFAULTS, load_themes
 
 log = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ from paicli_tui.config import Settings
 from paicli_tui.events import EventBus
 from paicli_tui.plan.model import Plan
 from paicli_tui.plan.parser import parse_plan
-from paicli_tui.ui.event_pump import EventPump
+from paicli_tui.ui.bridge.event_pump import EventPump
 from paicli_tui.ui.themes import DEFAULT_DARK, VARIABLE_DEFAULTS, load_themes
 
 

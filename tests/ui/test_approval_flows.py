@@ -13,8 +13,8 @@ from paicli_tui.ledger import read_ledger
 from paicli_tui.llm.scripted import Reply, Script, ScriptedTransport
 from paicli_tui.session import Session
 from paicli_tui.ui.app import PaicliApp
-from paicli_tui.ui.screens.approval import ApprovalScreen
-from paicli_tui.ui.screens.permissions import PermissionsScreen
+from paicli_tui.ui.approval.approval import ApprovalScreen
+from paicli_tui.ui.approval.permissions import PermissionsScreen
 from tests.ui.test_run_screen_flow import until
 
 pytestmark = pytest.mark.timeout(60)

@@ -13,8 +13,8 @@ import pytest
 from paicli_tui.tools.approval import ApprovalRequest
 from paicli_tui.tools.grants import Grant, GrantStore, command_grant, parse_rule
 from paicli_tui.ui.app import PaicliApp
-from paicli_tui.ui.screens.approval import ApprovalScreen
-from paicli_tui.ui.screens.permissions import PermissionsScreen
+from paicli_tui.ui.approval.approval import ApprovalScreen
+from paicli_tui.ui.approval.permissions import PermissionsScreen
 from tests.ui.conftest import settle, submit
 from tests.ui.fake_session import WORKSPACE, FakeSession
 

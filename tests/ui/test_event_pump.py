@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 from paicli_tui import events as ev
-from paicli_tui.ui.event_pump import EventPump, TextRun
+from paicli_tui.ui.bridge.event_pump import EventPump, TextRun
 
 
 def delta(actor: str, text: str, kind: str = "content", call: str = "c1") -> ev.ModelDelta:

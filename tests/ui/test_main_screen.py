@@ -7,7 +7,7 @@ import threading
 from textual.widgets import Markdown
 
 from paicli_tui import events as ev
-from paicli_tui.ui.widgets.transcript_entries import ReasoningEntry, ToolEntry
+from paicli_tui.ui.conversation.transcript_entries import ReasoningEntry, ToolEntry
 from tests.ui.conftest import settle, submit, text_of, transcript_text
 from tests.ui.fake_session import Outcome
 
@@ -167,7 +167,7 @@ async def test_deltas_from_a_background_thread_stream_into_the_transcript(app, s
 
 
 async def test_each_frame_writes_each_stream_once(app, session, monkeypatch):
-    from paicli_tui.ui.widgets.transcript_entries import StreamedMarkdown
+    from paicli_tui.ui.conversation.transcript_entries import StreamedMarkdown
 
     writes: list[str] = []
     original = StreamedMarkdown.write
@@ -205,7 +205,7 @@ async def test_only_the_react_agent_streams_sub_agents_get_one_line_per_fact(app
 
 
 async def test_the_planner_shows_one_spinner_line_with_a_count_until_its_reply(app, session):
-    from paicli_tui.ui.widgets.transcript_entries import PlanningLine
+    from paicli_tui.ui.conversation.transcript_entries import PlanningLine
 
     async with app.run_test(size=SIZE) as pilot:
         session.bus.publish(ev.ModelRequest("planner", "p1", "demo", (), 1, "sha"))

@@ -11,8 +11,8 @@ from textual.widgets import Button
 
 from paicli_tui.tools.approval import ApprovalAnswer, ApprovalRequest, Decision, as_answer
 from paicli_tui.tools.grants import command_grant
-from paicli_tui.ui.approver import UiApprover
-from paicli_tui.ui.screens.approval import ApprovalScreen, colour_diff
+from paicli_tui.ui.bridge.approver import UiApprover
+from paicli_tui.ui.approval.approval import ApprovalScreen, colour_diff
 from tests.ui.conftest import settle, submit, text_of
 
 SIZE = (120, 36)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from textual.widgets import Input
 
-from paicli_tui.ui.screens.plan_review import PlanReviewScreen
-from paicli_tui.ui.widgets.plan_diff import PlanDiffView
+from paicli_tui.ui.review.plan_review import PlanReviewScreen
+from paicli_tui.ui.review.plan_diff import PlanDiffView
 from tests.ui.run_host import HostApp, make_plan, screen_text, survey_plan
 
 
@@ -150,7 +150,7 @@ async def _until(pilot, condition, what: str) -> None:
 async def test_the_reviewer_answers_an_engine_thread_and_marks_a_failed_revision():
     from concurrent.futures import ThreadPoolExecutor
 
-    from paicli_tui.ui.plan_reviewer import UIPlanReviewer
+    from paicli_tui.ui.bridge.plan_reviewer import UIPlanReviewer
 
     app = HostApp()
     reviewer = UIPlanReviewer(app)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from textual.widgets import Input, OptionList
 
-from paicli_tui.ui.plan_edit_state import PlanFileError, load_plan_file
-from paicli_tui.ui.screens.plan_review import PlanReviewScreen
+from paicli_tui.ui.review.plan_edit_state import PlanFileError, load_plan_file
+from paicli_tui.ui.review.plan_review import PlanReviewScreen
 from tests.ui.run_host import HostApp, read_json, screen_text, shown_text, survey_plan
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import OptionList
 
-from paicli_tui.ui.screens.plan_review import PlanReviewScreen
+from paicli_tui.ui.review.plan_review import PlanReviewScreen
 from tests.ui.run_host import HostApp, make_plan, survey_plan
 
 SIZES = [(120, 36), (80, 24)]

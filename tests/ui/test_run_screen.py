@@ -7,9 +7,9 @@ from __future__ import annotations
 from rich.cells import cell_len
 
 from paicli_tui import events as ev
-from paicli_tui.ui.screens.run_screen import RunScreen, grid_shape
-from paicli_tui.ui.widgets.task_tree import GLYPHS
-from paicli_tui.ui.widgets.worker_pane import LineBuffer, WorkerPane, wrap
+from paicli_tui.ui.run.run_screen import RunScreen, grid_shape
+from paicli_tui.ui.common.task_tree import GLYPHS
+from paicli_tui.ui.run.worker_pane import LineBuffer, WorkerPane, wrap
 from tests.ui.run_host import HostApp, HostSession, screen_text, shown_text, survey_plan
 
 WORKERS = ["worker-1", "worker-2"]

@@ -12,10 +12,10 @@ from textual.widgets import Input
 from paicli_tui.config import Settings
 from paicli_tui.llm.demo import DemoTransport
 from paicli_tui.session import Session
-from paicli_tui.ui.plan_reviewer import UIPlanReviewer
-from paicli_tui.ui.screens.plan_review import PlanReviewScreen
-from paicli_tui.ui.screens.run_screen import RunScreen
-from paicli_tui.ui.widgets.plan_diff import PlanDiffView
+from paicli_tui.ui.bridge.plan_reviewer import UIPlanReviewer
+from paicli_tui.ui.review.plan_review import PlanReviewScreen
+from paicli_tui.ui.run.run_screen import RunScreen
+from paicli_tui.ui.review.plan_diff import PlanDiffView
 from tests.ui.run_host import HostApp
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from paicli_tui import events as ev
-from paicli_tui.ui.screens.run_screen import RunScreen
+from paicli_tui.ui.run.run_screen import RunScreen
 from tests.ui.run_host import HostApp, survey_plan
 
 SIZES = [(120, 36), (80, 24)]

@@ -10,10 +10,10 @@ from types import SimpleNamespace
 from paicli_tui import events as ev
 from paicli_tui.config import Price
 from paicli_tui.tools.approval import ApprovalRequest, Decision, as_answer
-from paicli_tui.ui.screens.approval import ApprovalScreen
-from paicli_tui.ui.screens.main_screen import MainScreen
-from paicli_tui.ui.screens.plan_edit_dialogs import Confirm
-from paicli_tui.ui.screens.run_screen import RunScreen
+from paicli_tui.ui.approval.approval import ApprovalScreen
+from paicli_tui.ui.conversation.main_screen import MainScreen
+from paicli_tui.ui.review.plan_edit_dialogs import Confirm
+from paicli_tui.ui.run.run_screen import RunScreen
 from tests.ui.conftest import settle, text_of, transcript_text
 from tests.ui.run_host import screen_text
 

@@ -14,7 +14,7 @@ from paicli_tui import events as ev
 from paicli_tui.tools.approval import ApprovalRequest
 from paicli_tui.tools.grants import proposed_grants
 from paicli_tui.ui.app import PaicliApp
-from paicli_tui.ui.screens.approval import ApprovalScreen
+from paicli_tui.ui.approval.approval import ApprovalScreen
 from tests.ui.conftest import settle, submit
 from tests.ui.fake_session import WORKSPACE, FakeSession
 

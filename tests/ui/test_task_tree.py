@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
-from paicli_tui.ui.run_model import TaskView
-from paicli_tui.ui.widgets.task_tree import GLYPHS, TaskTree, tree_layout
+from paicli_tui.ui.run.run_model import TaskView
+from paicli_tui.ui.common.task_tree import GLYPHS, TaskTree, tree_layout
 
 
 def diamond() -> list[TaskView]:

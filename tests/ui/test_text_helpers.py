@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from paicli_tui import events as ev
-from paicli_tui.ui.event_lines import argument_subject, describe, full_arguments
-from paicli_tui.ui.slash_commands import SlashCommand, complete, help_text, parse_slash
+from paicli_tui.ui.bridge.event_lines import argument_subject, describe, full_arguments
+from paicli_tui.ui.conversation.slash_commands import SlashCommand, complete, help_text, parse_slash
 
 
 def choices(command: str) -> list[str]:

@@ -13,10 +13,10 @@ from paicli_tui.config import Settings
 from paicli_tui.llm.demo import DemoTransport
 from paicli_tui.session import Session
 from paicli_tui.ui.app import PaicliApp
-from paicli_tui.ui.plan_reviewer import UIPlanReviewer, load_plan_file
-from paicli_tui.ui.screens.main_screen import MainScreen
-from paicli_tui.ui.screens.plan_review import PlanReviewScreen
-from paicli_tui.ui.screens.run_screen import RunScreen
+from paicli_tui.ui.bridge.plan_reviewer import UIPlanReviewer, load_plan_file
+from paicli_tui.ui.conversation.main_screen import MainScreen
+from paicli_tui.ui.review.plan_review import PlanReviewScreen
+from paicli_tui.ui.run.run_screen import RunScreen
 from tests.ui.conftest import transcript_text
 from tests.ui.test_run_screen_flow import until
 

@@ -16,7 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static, TextArea
 
 from paicli_tui.tools.approval import ApprovalAnswer, ApprovalRequest, Decision
-from paicli_tui.ui.widgets.diff_view import colour_diff
+from paicli_tui.ui.approval.diff_view import colour_diff
 
 __all__ = ["ApprovalScreen", "colour_diff"]
 FILE_TOOLS = ("write_file", "edit_file")

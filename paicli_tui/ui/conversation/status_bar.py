@@ -14,7 +14,7 @@ from textual.widgets import Static
 
 from paicli_tui.llm.types import Usage
 from paicli_tui.records.cost import cost_of
-from paicli_tui.ui.run_figures import format_cost
+from paicli_tui.ui.common.figures import format_cost
 
 
 def format_usage(usage: Usage, price: Any = None) -> str:

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Callable
 
 from paicli_tui.config import data_dir
 from paicli_tui.plan import edits
-from paicli_tui.ui.screens.plan_edit_dialogs import Confirm, TextPrompt, dependency_picker, type_picker
+from paicli_tui.ui.review.plan_edit_dialogs import Confirm, TextPrompt, dependency_picker, type_picker
 
 if TYPE_CHECKING:
-    from paicli_tui.ui.plan_edit_state import PlanEditState
-    from paicli_tui.ui.widgets.task_tree import TaskTree
+    from paicli_tui.ui.review.plan_edit_state import PlanEditState
+    from paicli_tui.ui.common.task_tree import TaskTree
 
 
 class PlanEditActions:

@@ -23,12 +23,12 @@ from textual.widgets import LoadingIndicator, Log, Static
 from paicli_tui import events as ev
 from paicli_tui.plan.model import Plan
 from paicli_tui.plan.review import ReviewDecision
-from paicli_tui.ui.event_pump import TextRun
-from paicli_tui.ui.plan_edit_state import PlanEditState
-from paicli_tui.ui.screens.plan_edit_actions import PlanEditActions
-from paicli_tui.ui.screens.plan_edit_dialogs import TextPrompt
-from paicli_tui.ui.widgets.plan_diff import PlanDiffView
-from paicli_tui.ui.widgets.task_tree import GLYPHS, TaskTree
+from paicli_tui.ui.bridge.event_pump import TextRun
+from paicli_tui.ui.review.plan_edit_state import PlanEditState
+from paicli_tui.ui.review.plan_edit_actions import PlanEditActions
+from paicli_tui.ui.review.plan_edit_dialogs import TextPrompt
+from paicli_tui.ui.review.plan_diff import PlanDiffView
+from paicli_tui.ui.common.task_tree import GLYPHS, TaskTree
 
 HINTS_COLLAPSED = (
     "[Enter] run · [Ctrl+O/v] full graph · [I] amend · [e t d a x K J] edit · [u] undo · [s] save · [Esc] cancel"

@@ -22,8 +22,8 @@ from typing import Any, Callable, Iterable
 from paicli_tui import events as ev
 from paicli_tui.llm.types import Usage
 from paicli_tui.plan.model import Plan
-from paicli_tui.ui.event_lines import argument_subject
-from paicli_tui.ui.event_pump import TextRun
+from paicli_tui.ui.bridge.event_lines import argument_subject
+from paicli_tui.ui.bridge.event_pump import TextRun
 
 TERMINAL = frozenset({"COMPLETED", "FAILED", "SKIPPED", "BLOCKED"})
 #: Characters of a result or feedback shown in a pane line.

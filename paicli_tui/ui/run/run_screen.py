@@ -22,12 +22,12 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from paicli_tui.plan.model import Plan
-from paicli_tui.ui.run_figures import usage_text
-from paicli_tui.ui.run_model import RunModel, tasks_from_plan
-from paicli_tui.ui.screens.main_screen import JobEnded
-from paicli_tui.ui.screens.plan_edit_dialogs import Confirm
-from paicli_tui.ui.widgets.task_tree import TaskTree
-from paicli_tui.ui.widgets.worker_pane import MAX_LINES, WorkerPane
+from paicli_tui.ui.common.figures import usage_text
+from paicli_tui.ui.run.run_model import RunModel, tasks_from_plan
+from paicli_tui.ui.conversation.main_screen import JobEnded
+from paicli_tui.ui.review.plan_edit_dialogs import Confirm
+from paicli_tui.ui.common.task_tree import TaskTree
+from paicli_tui.ui.run.worker_pane import MAX_LINES, WorkerPane
 
 #: Below this many columns the tree goes on top and the panes stack.
 NARROW_BELOW = 100

@@ -19,8 +19,8 @@ from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from paicli_tui.ui.run_figures import format_elapsed, format_tokens
-from paicli_tui.ui.run_model import TaskView
+from paicli_tui.ui.common.figures import format_elapsed, format_tokens
+from paicli_tui.ui.run.run_model import TaskView
 
 GLYPHS = {
     "PENDING": "○",

@@ -8,7 +8,7 @@ from textual.binding import Binding
 from textual.suggester import Suggester
 from textual.widgets import Input
 
-from paicli_tui.ui.slash_commands import complete
+from paicli_tui.ui.conversation.slash_commands import complete
 
 MAX_HISTORY = 500
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
-from paicli_tui.ui.widgets.transcript_entries import (
+from paicli_tui.ui.conversation.transcript_entries import (
     AnswerEntry,
     FoldingEntry,
     NoteLine,

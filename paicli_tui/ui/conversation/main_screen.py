@@ -19,14 +19,14 @@ from textual.screen import Screen
 
 from paicli_tui import events as ev
 from paicli_tui.config import MODES
-from paicli_tui.ui.painter import TranscriptPainter
-from paicli_tui.ui.plan_edit_state import id_prefix_of
-from paicli_tui.ui.run_figures import session_price
-from paicli_tui.ui.screens.permissions import PermissionsScreen
-from paicli_tui.ui.slash_commands import SlashCommand, help_text, parse_slash
-from paicli_tui.ui.widgets.prompt_input import PromptInput
-from paicli_tui.ui.widgets.status_bar import StatusBar, short_path
-from paicli_tui.ui.widgets.transcript import Transcript
+from paicli_tui.ui.conversation.painter import TranscriptPainter
+from paicli_tui.ui.review.plan_edit_state import id_prefix_of
+from paicli_tui.ui.common.figures import session_price
+from paicli_tui.ui.approval.permissions import PermissionsScreen
+from paicli_tui.ui.conversation.slash_commands import SlashCommand, help_text, parse_slash
+from paicli_tui.ui.conversation.prompt_input import PromptInput
+from paicli_tui.ui.conversation.status_bar import StatusBar, short_path
+from paicli_tui.ui.conversation.transcript import Transcript
 
 if TYPE_CHECKING:
     from paicli_tui.ui.app import PaicliApp

@@ -20,7 +20,7 @@ from paicli_tui.plan.model import Plan
 from paicli_tui.plan.parser import PlanError, plan_from_dict, validate_plan_dict
 from paicli_tui.plan.schema import entries_key
 from paicli_tui.plan.strict_json import StrictJsonError, read_json_object
-from paicli_tui.ui.run_model import TaskView, tasks_from_entries
+from paicli_tui.ui.run.run_model import TaskView, tasks_from_entries
 
 
 def id_prefix_of(plan: Plan) -> str:

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from paicli_tui import events as ev
-from paicli_tui.ui.event_lines import describe
-from paicli_tui.ui.event_pump import TextRun
-from paicli_tui.ui.widgets.transcript import StreamKey, Transcript
+from paicli_tui.ui.bridge.event_lines import describe
+from paicli_tui.ui.bridge.event_pump import TextRun
+from paicli_tui.ui.conversation.transcript import StreamKey, Transcript
 
 #: The one actor whose text streams into the transcript.
 STREAMED = "react"

@@ -13,7 +13,7 @@ from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass, field
 
 from paicli_tui.tools.approval import ApprovalAnswer, ApprovalRequest, Decision
-from paicli_tui.ui.event_pump import EventPump
+from paicli_tui.ui.bridge.event_pump import EventPump
 
 
 @dataclass(frozen=True)
