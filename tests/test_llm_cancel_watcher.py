@@ -66,14 +66,16 @@ def test_an_idle_poller_ends_and_the_next_call_starts_a_new_one(monkeypatch):
 def test_only_one_poller_runs_for_many_concurrent_calls(monkeypatch):
     monkeypatch.setattr(cancel_mod, "POLL_SECONDS", 0.005)
     watcher = _SharedWatcher()
-    before = {t.ident for t in threading.enumerate() if t.name == "paicli-cancel-watch"}
+    # Thread objects, not idents: a poller left by an earlier test may end
+    # just after this look, and the new poller can reuse its ident.
+    before = {t for t in threading.enumerate() if t.name == "paicli-cancel-watch"}
     watches = [_Recorder(threading.Event()) for _ in range(50)]
     threads = [threading.Thread(target=watcher.add, args=(w,)) for w in watches]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    pollers = {t.ident for t in threading.enumerate() if t.name == "paicli-cancel-watch"} - before
+    pollers = {t for t in threading.enumerate() if t.name == "paicli-cancel-watch"} - before
     assert len(pollers) == 1
     for w in watches:
         w._cancel.set()
