@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import Sequence
 
@@ -107,7 +108,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     module = importlib.import_module(f"paicli_tui.commands.{HANDLERS[args.command]}")
     try:
-        return int(module.main(args) or 0)
+        code = int(module.main(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        return code
+    except BrokenPipeError:
+        return _stdout_closed()
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+#: What a shell reports for a writer killed by SIGPIPE (128 + 13), the
+#: convention `yes | head` follows; scripts with pipefail see the same.
+EXIT_STDOUT_CLOSED = 141
+
+
+def _stdout_closed() -> int:
+    """The reader of our stdout went away (`paicli sessions | head -1`):
+    stop quietly. Pointing stdout at /dev/null keeps the interpreter's own
+    flush at exit from raising a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+    return EXIT_STDOUT_CLOSED

@@ -36,6 +36,8 @@ def main(args: argparse.Namespace) -> int:
         warnings: list[str] = []
         try:
             replay_text(path, sys.stdout, sys.stderr, speed=_speed(args, None), warnings=warnings)
+        except BrokenPipeError:
+            raise  # our reader quit: not the ledger's fault (cli.main stops quietly)
         except OSError as exc:
             return fail(f"cannot read {path}: {exc}", 1)
         for warning in warnings:
