@@ -77,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     verify = sub.add_parser("verify", help="check a past run against the engine's rules")
     verify.add_argument("session", help="session id or ledger path")
+    verify.add_argument("--json", action="store_true", help="print the checks as one JSON object, for scripts")
 
     report = sub.add_parser("report", help="print a past run's JSON report")
     report.add_argument("session", help="session id or ledger path")

@@ -86,13 +86,50 @@ def _line_number(warning: str) -> int:
     return int(number) if number.isdigit() else 0
 
 
+#: Checks of the record itself, made before any engine rule is read.
+RECORD_CHECKS: tuple[tuple[str, str], ...] = (
+    ("well-formed", "every line is a whole record the reader accepts (only a torn last line may be lost)"),
+    ("sequence", "lines are numbered 1, 2, 3… with no gap, repeat or step back"),
+    ("not-empty", "the ledger records at least one run"),
+)
+
+
+def checklist() -> list[tuple[str, str]]:
+    """Every check ``verify`` makes, in the order it reports them."""
+    return list(RECORD_CHECKS) + [(rule.name, rule.text) for rule in RULES]
+
+
+def outcome(result: Verification) -> list[dict]:
+    """Each check with what it found: ``ok`` and the violations (line and
+    message) that broke it. A violation of an unlisted check still shows."""
+    by_rule: dict[str, list[Violation]] = {}
+    for violation in result.violations:
+        by_rule.setdefault(violation.rule, []).append(violation)
+    checks = checklist()
+    known = {name for name, _ in checks}
+    checks += [(name, "") for name in by_rule if name not in known]
+    return [{"rule": name, "text": text, "ok": name not in by_rule,
+             "violations": [{"line": v.line, "message": v.message} for v in by_rule.get(name, [])]}
+            for name, text in checks]
+
+
 def render(result: Verification) -> list[str]:
     out = [f"ledger: {result.path} ({result.lines} lines, {result.runs} run{'s' if result.runs != 1 else ''})"]
     out += [f"warning: {w}" for w in result.warnings]
-    out += [str(v) for v in result.violations]
+    checks = outcome(result)
+    width = max(len(c["rule"]) for c in checks)
+    for check in checks:
+        out.append(f"{'✓' if check['ok'] else '✗'} {check['rule'].ljust(width)}  {check['text']}".rstrip())
+        out += [f"    line {v['line']}: {v['message']}" for v in check["violations"]]
+    broken = sum(1 for c in checks if not c["ok"])
     if result.ok:
-        out.append(f"ok: {len(RULES)} rules hold")
+        out.append(f"ok: {len(checks)} rules hold")
     else:
         n = len(result.violations)
-        out.append(f"{n} violation{'s' if n != 1 else ''}")
+        out.append(f"{broken} of {len(checks)} rules broken: {n} violation{'s' if n != 1 else ''}")
     return out
+
+
+def as_json(result: Verification) -> dict:
+    return {"ledger": str(result.path), "lines": result.lines, "runs": result.runs, "ok": result.ok,
+            "warnings": result.warnings, "rules": outcome(result)}
