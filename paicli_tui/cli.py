@@ -33,6 +33,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="paicli",
         description="Terminal coding agent: plan, review, and run parallel sub-agents in a full-screen UI.",
+        epilog="Two choices, made apart: what runs (in the app a goal, /plan GOAL or /team GOAL; on the command "
+               "line `paicli run --mode react|plan|team`), and when a tool call asks you first (the app's AUTO / ASK "
+               "/ PLAN mode, cycled with Shift+Tab, where PLAN also sends plain input through /plan; on the command "
+               "line `--approval auto|ask|plan`, or --yes to approve everything).",
     )
     parser.add_argument("--version", action="version", version=f"paicli {__version__}")
     _model_flags(parser)
@@ -42,14 +46,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run one goal without the full-screen UI")
     _model_flags(run, sub=True)
-    run.add_argument("--mode", choices=["react", "plan", "team"], default="react")
+    run.add_argument("--mode", choices=["react", "plan", "team"], default=None,
+                     help="react: one agent with tools (default); plan: a planner writes a task graph, tasks run in "
+                          "parallel; team: workers do each step and a reviewer approves it. With --plan-file, the "
+                          "mode the plan was saved from")
     run.add_argument("--yes", "-y", action="store_true", help="approve plans and tool calls without asking")
     run.add_argument("--json", action="store_true", help="print JSON events (one per line) instead of text")
     run.add_argument("--schedule", choices=["ready", "batch"], help="plan scheduling policy")
     run.add_argument("--parallelism", type=int, help="tasks at once in /plan (default 4)")
     run.add_argument("--workers", type=int, help="team workers (default 2)")
     run.add_argument("--plan-file", metavar="FILE", help="run a saved plan without planning", default=argparse.SUPPRESS)
-    run.add_argument("--approval", choices=["auto", "ask", "plan"], help="approval mode for tools")
+    run.add_argument("--approval", choices=["auto", "ask", "plan"],
+                     help="when a tool call asks first: auto (reads and writes run, a risky command asks), ask (writes, "
+                          "edits and commands ask), plan (as auto; in the app plain input goes through /plan)")
     limits = run.add_argument_group("budgets (an agent stops with a PARTIAL result; a run stops dispatching)")
     limits.add_argument("--max-turns", type=int, metavar="N", help="model calls per agent turn (default 50)")
     limits.add_argument("--max-tokens", type=int, metavar="N", help="tokens per agent turn")
@@ -61,12 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     plan = sub.add_parser("plan", help="plan utilities")
     plan_sub = plan.add_subparsers(dest="plan_command", metavar="PLAN_COMMAND", required=True)
-    check = plan_sub.add_parser("check", help="validate a plan file by the P-3.2 rules")
+    check = plan_sub.add_parser("check", help="check a plan file: ids, dependencies, types, no cycles; every problem listed")
     check.add_argument("file", help="plan file, or - for standard input")
     check.add_argument("--prefix", choices=["task", "step"], default="task", help="id prefix for renumbering")
 
     sessions = sub.add_parser("sessions", help="list past runs, newest first")
-    sessions.add_argument("--json", action="store_true")
+    sessions.add_argument("--json", action="store_true", help="one JSON object per session, for scripts")
 
     replay = sub.add_parser("replay", help="re-watch a past run from its ledger (no model calls)")
     replay.add_argument("session", help="session id or ledger path")
@@ -79,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("session", help="session id or ledger path")
     verify.add_argument("--json", action="store_true", help="print the checks as one JSON object, for scripts")
 
-    report = sub.add_parser("report", help="print a past run's JSON report")
+    report = sub.add_parser("report", help="print a past run's report (tasks, verdicts, tokens, cost)")
     report.add_argument("session", help="session id or ledger path")
     return parser
 

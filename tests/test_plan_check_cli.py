@@ -63,22 +63,47 @@ def test_stdin_and_step_prefix(plan_file):
     assert output["batches"][1] == ["step_2", "step_3"]
 
 
-def test_invalid_plan_prints_one_line_naming_file_step_and_field(tmp_path):
+def test_invalid_plan_names_file_step_and_field_then_counts(tmp_path):
     path = tmp_path / "bad.json"
     path.write_text('{"tasks": [{"id": "fetch", "description": "x"}, {"id": "b", "description": "y", "dependencies": ["fetch", "fetchh"]}]}')
     result = check(str(path))
     assert result.returncode == 1
     assert result.stdout == b""
     lines = result.stderr.decode("utf-8").splitlines()
-    assert len(lines) == 1
+    assert len(lines) == 2 and lines[1] == f"paicli: {path}: 1 problem"
     assert lines[0].startswith(f'paicli: {path}: step 2 (id "b"): dependencies[1]: unknown id "fetchh"')
+
+
+def test_every_problem_of_a_plan_file_is_listed_in_document_order(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({"tasks": [
+        {"id": "a", "description": "x", "dependencies": ["zz"]},
+        {"id": "a", "description": "", "dependencies": []},
+    ]}))
+    result = check(str(path))
+    assert result.returncode == 1 and result.stdout == b""
+    assert result.stderr.decode("utf-8").splitlines() == [
+        f'paicli: {path}: step 1 (id "a"): dependencies[0]: unknown id "zz"',
+        f'paicli: {path}: step 2 (id "a"): id: repeated: step 1 already has id "a"',
+        f'paicli: {path}: step 2 (id "a"): description: is blank',
+        f"paicli: {path}: 3 problems",
+    ]
+
+
+def test_a_file_that_is_not_json_is_named_as_a_file_not_a_reply(tmp_path):
+    path = tmp_path / "notes.json"
+    path.write_text("just some notes\n")
+    result = check(str(path))
+    assert result.returncode == 1
+    message = result.stderr.decode("utf-8").strip()
+    assert message.startswith(f"paicli: {path}: ") and "file" in message and "reply" not in message
 
 
 def test_cycle_from_stdin_is_rejected():
     text = json.dumps({"tasks": [{"id": "a", "description": "x", "dependencies": ["b"]}, {"id": "b", "description": "y", "dependencies": ["a"]}]})
     result = check("-", stdin=text.encode())
     assert result.returncode == 1
-    assert result.stderr.decode("utf-8").strip() == 'paicli: <stdin>: step 1 (id "a"): dependencies[0]: dependency cycle "a" → "b" → "a"'
+    assert result.stderr.decode("utf-8").splitlines()[0] == 'paicli: <stdin>: step 1 (id "a"): dependencies[0]: dependency cycle "a" → "b" → "a"'
 
 
 def test_missing_file_and_directory_are_one_line_errors(tmp_path):

@@ -1,5 +1,6 @@
-"""`paicli plan check FILE|-`: validate a saved plan by the P-3.2 rules and
-print it normalized (renumbered ids and the batch rounds)."""
+"""`paicli plan check FILE|-`: check a saved plan by the P-3.2 rules, list
+every problem found (exit 1), or print it normalized (renumbered ids and
+the batch rounds)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import json
 import sys
 from pathlib import Path
 
-from paicli_tui.plan import PlanError, parse_plan
+from paicli_tui.plan.parser import plan_from_dict, validate_plan_dict
+from paicli_tui.plan.strict_json import StrictJsonError, format_path, read_json_object
 
 
 def _read_text(source: str) -> tuple[str, str]:
@@ -35,11 +37,22 @@ def main(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"paicli: {name}: cannot read: {exc.strerror or exc}", file=sys.stderr)
         return 1
+    prefix = getattr(args, "prefix", "task") or "task"
     try:
-        plan = parse_plan(text, getattr(args, "prefix", "task") or "task")
-    except PlanError as exc:
-        print(f"paicli: {name}: {exc}", file=sys.stderr)
+        data = read_json_object(text, "plan file")
+    except StrictJsonError as exc:
+        where = f"{format_path(exc.path)}: " if exc.path else ""
+        print(f"paicli: {name}: {where}{exc.detail}", file=sys.stderr)
         return 1
+    problems = validate_plan_dict(data, prefix)
+    if problems:
+        # Every problem at once: a person fixes the file in one pass.
+        for problem in problems:
+            print(f"paicli: {name}: {problem}", file=sys.stderr)
+        count = len(problems)
+        print(f"paicli: {name}: {count} problem{'s' if count != 1 else ''}", file=sys.stderr)
+        return 1
+    plan = plan_from_dict(data, prefix)
     for index, task in enumerate(plan.tasks):
         if task.type_warning:
             where = f"step {index + 1} (id {json.dumps(task.original_id, ensure_ascii=False)})"

@@ -47,6 +47,28 @@ def _plan_from_file(path: str, prefix: str):
         raise CommandError(f"{path}: {exc}", 1) from None
 
 
+def _mode_for(asked: str | None, plan_file: str | None) -> str:
+    """The run's mode: as asked, else the one a plan file was saved from (a
+    team plan lists ``steps``, a /plan plan ``tasks``), else react."""
+    if plan_file is None:
+        return asked or "react"
+    if asked == "react":
+        raise CommandError("--plan-file runs a saved plan: use it with --mode plan or --mode team, or leave --mode out", 2)
+    if asked is not None:
+        return asked
+    from paicli_tui.plan.schema import entries_key
+    from paicli_tui.plan.strict_json import StrictJsonError, read_json_object
+
+    try:
+        with open(plan_file, encoding="utf-8") as handle:
+            data = read_json_object(handle.read(), "plan file")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CommandError(f"cannot read plan file {plan_file}: {exc}", 1) from None
+    except StrictJsonError:
+        return "plan"  # the parser reports what is wrong with it
+    return "team" if entries_key(data) == "steps" else "plan"
+
+
 def main(args: argparse.Namespace) -> int:
     settings = load_or_fail(args)
     if isinstance(settings, int):
@@ -60,6 +82,7 @@ def main(args: argparse.Namespace) -> int:
         return fail(problem, 2)
     try:
         workspace = workspace_from_args(args)
+        args.mode = _mode_for(args.mode, plan_file)
         plan = _plan_from_file(plan_file, "step" if args.mode == "team" else "task") if plan_file else None
     except CommandError as exc:
         return fail(str(exc), exc.code)

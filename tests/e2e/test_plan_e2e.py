@@ -176,3 +176,33 @@ def test_sigint_mid_run_cancels_and_exits_130(workspace, paicli_home):
     lines = ledger_lines(paicli_home)
     assert events(lines, "run_finished")[-1]["payload"]["status"] == "CANCELLED"
     assert _final_statuses(lines).get("task_2") == "SKIPPED"
+
+
+def _run_without_mode(server, workspace, home, *args):
+    return run_paicli(["run", "--yes", "--base-url", server.base_url, "--model", "m", "--workspace", str(workspace), *args],
+                      home=home, cwd=workspace, timeout=60)
+
+
+@pytest.mark.parametrize("key, kind", [("tasks", "plan"), ("steps", "team")])
+def test_a_plan_file_runs_in_the_mode_it_was_saved_from(key, kind, workspace, paicli_home, tmp_path):
+    saved = tmp_path / "saved.json"
+    saved.write_text(json.dumps({"summary": "saved", key: [{"id": "a", "description": "look", "dependencies": []}]}))
+    script = Script({"task_1": [ok("looked")], "worker": [Reply(content='{"status": "completed", "result": "looked"}')],
+                     "reviewer": [Reply(content='{"approved": true, "summary": "fine", "issues": []}')]})
+    with LoopbackServer(script) as server:
+        result = _run_without_mode(server, workspace, paicli_home, "--plan-file", str(saved))
+        actors = {request.agent for request in server.requests}
+    assert result.returncode == 0, result.stderr
+    assert "nothing to do" not in result.stderr
+    (started,) = [line for line in ledger_lines(paicli_home) if line["event"] == "run_requested"]
+    assert started["payload"]["kind"] == kind
+    assert "planner" not in actors  # a saved plan is not planned again
+
+
+def test_a_plan_file_with_react_mode_is_a_usage_error(workspace, paicli_home, tmp_path):
+    saved = tmp_path / "saved.json"
+    saved.write_text(json.dumps({"tasks": [{"id": "a", "description": "look", "dependencies": []}]}))
+    result = run_paicli(["run", "--demo", "--mode", "react", "--plan-file", str(saved), "--workspace", str(workspace)],
+                        home=paicli_home, cwd=workspace)
+    assert result.returncode == 2
+    assert "--plan-file" in result.stderr and "--mode plan" in result.stderr and "Traceback" not in result.stderr
