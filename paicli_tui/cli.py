@@ -74,8 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("file", help="plan file, or - for standard input")
     check.add_argument("--prefix", choices=["task", "step"], default="task", help="id prefix for renumbering")
 
-    sessions = sub.add_parser("sessions", help="list past runs, newest first")
+    sessions = sub.add_parser("sessions", help="list past runs, one row per run under its session, newest first")
     sessions.add_argument("--json", action="store_true", help="one JSON object per session, for scripts")
+    sessions.add_argument("--all", action="store_true", help="also list launches of the app that ran nothing")
 
     replay = sub.add_parser("replay", help="re-watch a past run from its ledger (no model calls)")
     replay.add_argument("session", help="session id or ledger path")

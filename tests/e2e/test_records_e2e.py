@@ -150,6 +150,6 @@ def test_sessions_lists_runs_newest_first(workspace, paicli_home):
     listed = _paicli(paicli_home, workspace, "sessions", "--json")
     data = json.loads(listed.stdout)
     assert [d["goal"] for d in data] == ["second goal", "first goal"]
-    assert all(d["mode"] == "react" and d["outcome"] == "final" and d["tokens"] == 19 for d in data)
+    assert all(d["mode"] == "react" and d["outcome"] == "completed" and d["tokens"] == 19 for d in data)
     table = _paicli(paicli_home, workspace, "sessions").stdout.splitlines()
     assert "second goal" in table[1] and "first goal" in table[2]
