@@ -91,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     report = sub.add_parser("report", help="print a past run's report (tasks, verdicts, tokens, cost)")
     report.add_argument("session", help="session id or ledger path")
+    form = report.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="one JSON object per run, each task with its full result")
+    form.add_argument("--markdown", action="store_true", help="a Markdown document to paste into a pull request")
     return parser
 
 

@@ -34,6 +34,7 @@ def task_entry(task: TaskRecord) -> dict:
         "started": _round(task.started),
         "finished": _round(task.finished),
         "worker": task.worker,
+        "result": task.result,
         "error": task.error,
     }
 

@@ -99,9 +99,20 @@ def test_plan_run_json_ends_with_the_report_that_report_prints(workspace, paicli
     assert [(v["version"], v["origin"]) for v in final["plan_versions"]] == [(1, "initial"), (2, "replan")]
     assert final["totals"]["replans"] == 1
 
-    report = _paicli(paicli_home, workspace, "report", session)
+    report = _paicli(paicli_home, workspace, "report", "--json", session)
     assert report.returncode == 0, report.stderr
     assert json.loads(report.stdout) == final
+    assert [t["result"] for t in final["tasks"] if t["plan_version"] == 2] == ["fetched", "used"]
+
+    table = _paicli(paicli_home, workspace, "report", session).stdout.splitlines()
+    assert table[0] == "run 1 · plan · completed · fetch and use"
+    header = next(i for i, line in enumerate(table) if line.startswith("TASK "))
+    assert table[header].split() == ["TASK", "STATUS", "WORKER", "TRIES", "VERDICTS", "TIME", "TOKENS", "COST",
+                                     "DESCRIPTION"]
+    assert any(line.startswith("── task_2 ──") for line in table) and "used" in table
+    markdown = _paicli(paicli_home, workspace, "report", "--markdown", session).stdout
+    assert markdown.startswith("### run 1 · plan · completed · fetch and use")
+    assert "| TASK | STATUS |" in markdown and "<details><summary>task_2</summary>" in markdown
 
     verify = _paicli(paicli_home, workspace, "verify", session)
     assert verify.returncode == 0, verify.stdout
