@@ -71,14 +71,14 @@ def test_invalid_plan_prints_one_line_naming_file_step_and_field(tmp_path):
     assert result.stdout == b""
     lines = result.stderr.decode("utf-8").splitlines()
     assert len(lines) == 1
-    assert lines[0].startswith(f'paicli: {path}: step 2 (id "b"): dependencies[1]: unknown id "fetchh"')
+    assert lines[0].startswith(f'paicli: {path}: task 2 (id "b"): dependencies[1]: unknown id "fetchh"')
 
 
 def test_cycle_from_stdin_is_rejected():
     text = json.dumps({"tasks": [{"id": "a", "description": "x", "dependencies": ["b"]}, {"id": "b", "description": "y", "dependencies": ["a"]}]})
     result = check("-", stdin=text.encode())
     assert result.returncode == 1
-    assert result.stderr.decode("utf-8").strip() == 'paicli: <stdin>: step 1 (id "a"): dependencies[0]: dependency cycle "a" → "b" → "a"'
+    assert result.stderr.decode("utf-8").strip() == 'paicli: <stdin>: task 1 (id "a"): dependencies[0]: dependency cycle "a" → "b" → "a"'
 
 
 def test_missing_file_and_directory_are_one_line_errors(tmp_path):

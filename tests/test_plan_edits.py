@@ -60,13 +60,13 @@ def test_add_dependency_is_idempotent_and_unknown_ids_are_reported(plan_dict):
     assert edits.add_dependency(edited, "task_4", "task_1") == edited
     wrong = edits.add_dependency(plan_dict, "task_4", "task_9")
     [problem] = validate_plan_dict(wrong)
-    assert str(problem) == 'step 4 (id "task_4"): dependencies[0]: unknown id "task_9"'
+    assert str(problem) == 'task 4 (id "task_4"): dependencies[0]: unknown id "task_9"'
 
 
 def test_add_dependency_that_closes_a_cycle_is_named(plan_dict):
     edited = edits.add_dependency(plan_dict, "task_1", "task_3")
     [problem] = validate_plan_dict(edited)
-    assert str(problem) == 'step 1 (id "task_1"): dependencies[0]: dependency cycle "task_1" → "task_3" → "task_2" → "task_1"'
+    assert str(problem) == 'task 1 (id "task_1"): dependencies[0]: dependency cycle "task_1" → "task_3" → "task_2" → "task_1"'
     with pytest.raises(PlanError, match="cycle"):
         plan_from_dict(edited)
 

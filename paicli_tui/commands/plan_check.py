@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from paicli_tui.plan import PlanError, parse_plan
+from paicli_tui.plan.parser import noun_of
 
 
 def _read_text(source: str) -> tuple[str, str]:
@@ -36,13 +37,14 @@ def main(args: argparse.Namespace) -> int:
         print(f"paicli: {name}: cannot read: {exc.strerror or exc}", file=sys.stderr)
         return 1
     try:
-        plan = parse_plan(text, getattr(args, "prefix", "task") or "task")
+        prefix = getattr(args, "prefix", "task") or "task"
+        plan = parse_plan(text, prefix)
     except PlanError as exc:
         print(f"paicli: {name}: {exc}", file=sys.stderr)
         return 1
     for index, task in enumerate(plan.tasks):
         if task.type_warning:
-            where = f"step {index + 1} (id {json.dumps(task.original_id, ensure_ascii=False)})"
+            where = f"{noun_of(prefix)} {index + 1} (id {json.dumps(task.original_id, ensure_ascii=False)})"
             print(f"paicli: {name}: warning: {where}: type: {task.type_warning}", file=sys.stderr)
     report = {
         "summary": plan.summary,

@@ -13,7 +13,7 @@ import copy
 from typing import Any
 
 from paicli_tui.plan.model import TaskType
-from paicli_tui.plan.parser import PlanError, quote
+from paicli_tui.plan.parser import PlanError, noun_of, quote
 from paicli_tui.plan.schema import entries_key
 
 
@@ -137,7 +137,9 @@ def renumber(plan_dict: dict, prefix: str = "task") -> dict:
         old_id = task.get("id")
         if isinstance(old_id, str):
             if old_id in mapping:
-                raise PlanError("repeated; cannot renumber", step_index=index, step_id=old_id, field="id")
+                raise PlanError(
+                    "repeated; cannot renumber", step_index=index, step_id=old_id, field="id", noun=noun_of(prefix)
+                )
             mapping[old_id] = f"{prefix}_{index + 1}"
     new_ids = {f"{prefix}_{index + 1}" for index in range(len(tasks))}
     for index, task in enumerate(tasks):
@@ -150,6 +152,7 @@ def renumber(plan_dict: dict, prefix: str = "task") -> dict:
                         step_index=index,
                         step_id=task.get("id") if isinstance(task.get("id"), str) else None,
                         field=f"dependencies[{position}]",
+                        noun=noun_of(prefix),
                     )
             task["dependencies"] = [mapping.get(dep, dep) if isinstance(dep, str) else dep for dep in deps]
     for index, task in enumerate(tasks):

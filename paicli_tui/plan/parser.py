@@ -24,6 +24,11 @@ _TYPE_NAMES = {member.value for member in TaskType}
 _MAX_QUOTED = 80
 
 
+def noun_of(prefix: str) -> str:
+    """The word messages use for one entry: "task" in /plan, "step" in /team."""
+    return "task" if prefix == "task" else "step"
+
+
 def quote(value: str) -> str:
     """A JSON-quoted id for messages: one line, long ones shortened."""
     if len(value) > _MAX_QUOTED:
@@ -35,8 +40,9 @@ class PlanError(ValueError):
     """A plan that breaks a P-3.2 rule.
 
     ``step_index`` is the 0-based position in the task array (the message
-    says ``step N`` with N = step_index + 1), ``step_id`` the id the planner
-    wrote (when it is a string), ``field`` e.g. ``dependencies[1]``.
+    says ``task N`` or ``step N`` with N = step_index + 1: ``noun`` is the
+    mode's word, "task" for /plan and "step" for /team), ``step_id`` the id
+    the planner wrote (when it is a string), ``field`` e.g. ``dependencies[1]``.
     """
 
     def __init__(
@@ -46,14 +52,16 @@ class PlanError(ValueError):
         step_index: int | None = None,
         step_id: str | None = None,
         field: str | None = None,
+        noun: str = "step",
     ) -> None:
         self.detail = detail
         self.step_index = step_index
         self.step_id = step_id
         self.field = field
+        self.noun = noun
         parts = []
         if step_index is not None:
-            parts.append(f"step {step_index + 1}" + (f" (id {quote(step_id)})" if step_id is not None else ""))
+            parts.append(f"{noun} {step_index + 1}" + (f" (id {quote(step_id)})" if step_id is not None else ""))
         if field:
             parts.append(field)
         parts.append(detail)
@@ -90,7 +98,7 @@ def parse_plan(reply: str, id_prefix: str = "task") -> Plan:
     try:
         data = read_json_object(reply, "plan reply")
     except StrictJsonError as exc:
-        raise _from_strict_error(exc) from None
+        raise _from_strict_error(exc, noun_of(id_prefix)) from None
     return plan_from_dict(data, id_prefix)
 
 
@@ -108,11 +116,11 @@ def validate_plan_dict(data: dict, id_prefix: str = "task") -> list[PlanError]:
     return _check(data, id_prefix)[0]
 
 
-def _from_strict_error(exc: StrictJsonError) -> PlanError:
+def _from_strict_error(exc: StrictJsonError, noun: str) -> PlanError:
     path = exc.path
     if len(path) >= 2 and path[0] in ("steps", "tasks") and isinstance(path[1], int):
         field = format_path(path[2:]) if len(path) > 2 else None
-        return PlanError(exc.detail, step_index=path[1], field=field)
+        return PlanError(exc.detail, step_index=path[1], field=field, noun=noun)
     return PlanError(str(exc))
 
 
@@ -122,14 +130,15 @@ def _check(data: Any, prefix: str) -> tuple[list[PlanError], Plan | None]:
     if key is None or any(len(error.absolute_path) < 2 for error in schema_errors):
         return [_root_problem(data)], None
     entries: list = data[key]
+    noun = noun_of(prefix)
     problems: list[PlanError] = []
     for error in schema_errors:
-        problems.extend(_schema_problems(error, entries))
+        problems.extend(_schema_problems(error, entries, noun))
 
     def problem(index: int, field: str, detail: str) -> PlanError:
-        return PlanError(detail, step_index=index, step_id=_written_id(entries[index]), field=field)
+        return PlanError(detail, step_index=index, step_id=_written_id(entries[index]), field=field, noun=noun)
 
-    first_position = _declared_ids(entries, problem, problems)
+    first_position = _declared_ids(entries, problem, problems, noun)
 
     edges: list[list[int]] = [[] for _ in entries]
     dep_fields: list[dict[int, str]] = [{} for _ in entries]
@@ -186,7 +195,7 @@ def _check(data: Any, prefix: str) -> tuple[list[PlanError], Plan | None]:
     return [], Plan(tasks=tasks, summary=summary if isinstance(summary, str) else "")
 
 
-def _declared_ids(entries: list, problem, problems: list[PlanError]) -> dict[str, int]:
+def _declared_ids(entries: list, problem, problems: list[PlanError], noun: str) -> dict[str, int]:
     """Rule 5: id → position of its first declaration; blank and repeated
     ids are recorded as problems."""
     first_position: dict[str, int] = {}
@@ -198,7 +207,7 @@ def _declared_ids(entries: list, problem, problems: list[PlanError]) -> dict[str
             problems.append(problem(index, "id", "is blank"))
         if task_id in first_position:
             earlier = first_position[task_id]
-            problems.append(problem(index, "id", f"repeated: step {earlier + 1} already has id {quote(task_id)}"))
+            problems.append(problem(index, "id", f"repeated: {noun} {earlier + 1} already has id {quote(task_id)}"))
         else:
             first_position[task_id] = index
     return first_position
@@ -241,14 +250,14 @@ def _root_problem(data: Any) -> PlanError:
     )
 
 
-def _schema_problems(error: ValidationError, entries: list) -> list[PlanError]:
+def _schema_problems(error: ValidationError, entries: list, noun: str) -> list[PlanError]:
     path = list(error.absolute_path)
     index = path[1]
     entry = entries[index]
     step_id = _written_id(entry)
 
     def made(field: str | None, detail: str) -> PlanError:
-        return PlanError(detail, step_index=index, step_id=step_id, field=field)
+        return PlanError(detail, step_index=index, step_id=step_id, field=field, noun=noun)
 
     if len(path) == 2 and error.validator == "required":
         missing = [name for name in error.validator_value if name not in entry]

@@ -203,7 +203,7 @@ def test_a_broken_plan_file_names_the_file_and_the_problem(tmp_path):
     try:
         load_plan_file(path)
     except PlanFileError as exc:
-        assert str(exc) == f'plan file {path}: step 1 (id "a"): dependencies[0]: unknown id "b"'
+        assert str(exc) == f'plan file {path}: task 1 (id "a"): dependencies[0]: unknown id "b"'
     else:
         raise AssertionError("the broken plan loaded")
     team = tmp_path / "team.json"
