@@ -102,9 +102,13 @@ def parse_plan(reply: str, id_prefix: str = "task") -> Plan:
     return plan_from_dict(data, id_prefix)
 
 
-def plan_from_dict(data: dict, id_prefix: str = "task") -> Plan:
-    """Rules 4–9 on an already-parsed object; raise the first problem."""
-    problems, plan = _check(data, id_prefix)
+def plan_from_dict(data: dict, id_prefix: str = "task", *, renumber: bool = True) -> Plan:
+    """Rules 4–9 on an already-parsed object; raise the first problem.
+
+    ``renumber=False`` keeps the written ids (rule 8 skipped): the review
+    screen sends a hand-edited plan to the planner with the ids the person
+    saw; a plan that runs is always renumbered."""
+    problems, plan = _check(data, id_prefix, renumber)
     if problems:
         raise problems[0]
     assert plan is not None
@@ -124,7 +128,7 @@ def _from_strict_error(exc: StrictJsonError, noun: str) -> PlanError:
     return PlanError(str(exc))
 
 
-def _check(data: Any, prefix: str) -> tuple[list[PlanError], Plan | None]:
+def _check(data: Any, prefix: str, renumber: bool = True) -> tuple[list[PlanError], Plan | None]:
     schema_errors = list(PLAN_VALIDATOR.iter_errors(data))
     key = entries_key(data) if isinstance(data, dict) else None
     if key is None or any(len(error.absolute_path) < 2 for error in schema_errors):
@@ -180,12 +184,13 @@ def _check(data: Any, prefix: str) -> tuple[list[PlanError], Plan | None]:
 
     if problems:
         return _in_document_order(problems), None
+    ids = [f"{prefix}_{index + 1}" for index in range(len(entries))] if renumber else written_ids
     tasks = [
         Task(
-            id=f"{prefix}_{index + 1}",
+            id=ids[index],
             description=entry["description"],
             type=types[index],
-            dependencies=[f"{prefix}_{target + 1}" for target in edges[index]],
+            dependencies=[ids[target] for target in edges[index]],
             original_id=entry["id"],
             type_warning=warnings[index],
         )
