@@ -246,3 +246,35 @@ def test_a_broken_plan_file_names_the_file_and_the_problem(tmp_path):
     team = tmp_path / "team.json"
     team.write_text('{"goal": "g", "steps": [{"id": "x", "description": "do"}]}', encoding="utf-8")
     assert load_plan_file(team).ids == ["step_1"]
+
+
+async def test_an_amendment_after_hand_edits_sends_the_ids_the_person_saw():
+    app = HostApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen, decisions = await open_review(app, pilot)
+        screen.task_tree.select_task("task_1")
+        await pilot.press("a")
+        await type_text(pilot, app, "Check the licence")
+        await pilot.press("i")
+        await type_text(pilot, app, "and the changelog")
+        sent = decisions[-1]
+        assert sent.action == "amend" and sent.plan.ids == ["task_1", "task_5", "task_2", "task_3", "task_4"]
+        assert sent.plan.goal == "Survey the project"
+
+
+async def test_enter_on_an_invalid_plan_in_the_collapsed_view_opens_the_graph_on_the_problem():
+    app = HostApp()
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        screen, decisions = await open_review(app, pilot)
+        screen.task_tree.select_task("task_3")
+        await pilot.press("d")
+        await choose(pilot, app, "task_4")  # task_3 ↔ task_4
+        await pilot.press("escape")
+        assert not screen.expanded
+        assert "4 tasks · this plan cannot run:" in screen_text(app)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert decisions == [] and screen.expanded
+        assert screen.task_tree.cursor_task_id == "task_3"
+        assert str(screen.query_one("#review-problems").render()).startswith("Cannot run: fix 1 problem first")
+        assert list(app._notifications) == []
