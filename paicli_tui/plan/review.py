@@ -28,6 +28,9 @@ class ReviewDecision:
     amendment: str = ""
     #: A hand-edited plan to run instead of the one reviewed (UI review only).
     plan: Plan | None = None
+    #: (id the person saw, id it runs as) for each id that running renumbered
+    #: (hand edits keep ids stable until then), for a run screen to show.
+    renumbered: tuple[tuple[str, str], ...] = ()
 
 
 class PlanReviewer(Protocol):

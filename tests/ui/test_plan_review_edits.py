@@ -112,6 +112,9 @@ async def test_add_task_after_the_cursor_gets_a_new_id_and_no_other_id_changes()
         assert "task_5 → task_2 · task_2 → task_3 · task_3 → task_4 · task_4 → task_5" in shown
         await pilot.press("enter")
         plan = decisions[-1].plan
+        assert decisions[-1].renumbered == (
+            ("task_5", "task_2"), ("task_2", "task_3"), ("task_3", "task_4"), ("task_4", "task_5"),
+        )
         assert plan.ids == ["task_1", "task_2", "task_3", "task_4", "task_5"]
         assert plan.task("task_2").description == "Check the licence"
         assert plan.task("task_4").dependencies == ["task_1", "task_3"]  # "Summarise" still needs README and the list

@@ -217,7 +217,7 @@ class PlanReviewScreen(PlanAmendments, PlanEditActions, Screen):
                 self._refresh_mode()
             self._refresh_plan(first)
             return
-        self._finish(ReviewDecision("run", plan=self._edited_plan()))
+        self._finish(ReviewDecision("run", plan=self._edited_plan(), renumbered=tuple(self.state.renumbering())))
 
     def action_toggle_graph(self) -> None:
         self.expanded = not self.expanded
