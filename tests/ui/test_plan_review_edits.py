@@ -204,7 +204,7 @@ async def test_undo_restores_each_earlier_version_in_turn():
     async with app.run_test(notifications=True) as pilot:
         screen, _ = await open_review(app, pilot)
         screen.task_tree.select_task("task_4")
-        await pilot.press("J")  # already last: a no-op edit, still undoable
+        await pilot.press("K")
         await pilot.press("t")
         await choose(pilot, app, "ANALYSIS")
         await pilot.press("x", "y")
@@ -214,8 +214,10 @@ async def test_undo_restores_each_earlier_version_in_turn():
         assert screen.state.task("task_4").type == "ANALYSIS"
         await pilot.press("u")
         assert screen.state.task("task_4").type == "COMMAND"
-        await pilot.press("u", "u")
-        assert not screen.state.edited
+        assert screen.state.ids == ["task_1", "task_2", "task_4", "task_3"]
+        await pilot.press("u")
+        assert not screen.state.edited and not screen.state.can_undo
+        await pilot.press("u")
         assert "Nothing to undo" in await shown_text(app, pilot)
         assert list(app._notifications) == []  # said on the status line, not in a toast
 

@@ -218,7 +218,7 @@ async def test_escape_with_hand_edits_asks_before_discarding_them():
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, Confirm) and decisions == []
-        assert "Discard 1 hand edit and cancel the plan?" in screen_text(app)
+        assert "Discard your hand edits and cancel the plan?" in screen_text(app)
         await pilot.press("enter")  # Enter runs plans; here it must not mean yes
         assert isinstance(app.screen, Confirm) and decisions == []
         await pilot.press("n")
@@ -233,6 +233,31 @@ async def test_escape_with_hand_edits_asks_before_discarding_them():
         await pilot.pause()
         await pilot.press("y")
         assert [d.action for d in decisions] == ["cancel"]
+
+
+async def test_escape_after_edits_that_undid_each_other_cancels_without_asking():
+    app = HostApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen, decisions = await open_review(pilot, expanded=True)
+        screen.task_tree.select_task("task_2")
+        await pilot.press("J", "K")
+        assert screen.state.can_undo and not screen.state.edited
+        assert "(edited)" not in screen_text(app)
+        await pilot.press("escape", "escape")
+        await pilot.pause()
+        assert [d.action for d in decisions] == ["cancel"]
+
+
+async def test_moving_the_last_task_down_changes_nothing_and_says_so():
+    app = HostApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen, _ = await open_review(pilot, expanded=True)
+        screen.task_tree.select_task("task_4")
+        await pilot.press("J")
+        assert status(screen) == "task_4 is already last" and not screen.state.can_undo
+        screen.task_tree.select_task("task_1")
+        await pilot.press("K")
+        assert status(screen) == "task_1 is already first" and not screen.state.can_undo
 
 
 async def test_escape_after_saving_the_edits_cancels_without_asking(tmp_path):
@@ -251,9 +276,9 @@ KEY_NAMES = {"Enter": "enter", "Esc": "escape", "Ctrl+O": "ctrl+o"}
 
 
 @pytest.mark.parametrize("expanded", [False, True])
-@pytest.mark.parametrize("edited", [False, True])
-def test_every_hinted_key_is_bound(expanded, edited):
-    for keys, _ in hint_pairs(expanded=expanded, edited=edited, noun="task"):
+@pytest.mark.parametrize("can_undo", [False, True])
+def test_every_hinted_key_is_bound(expanded, can_undo):
+    for keys, _ in hint_pairs(expanded=expanded, can_undo=can_undo, noun="task"):
         for key in keys.split("/"):
             assert KEY_NAMES.get(key, key) in binding_keys(), f"the hint shows {key!r} but nothing binds it"
 
@@ -266,7 +291,7 @@ async def test_hints_render_whole_and_never_part_a_key_from_what_it_does(size):
         hints = screen.query_one("#review-hints")
         lines = [strip.text.strip() for strip in hints.render_lines(hints.region.reset_offset)]
         drawn = " · ".join(line for line in lines if line)
-        for key, what in hint_pairs(expanded=True, edited=False, noun="task"):
+        for key, what in hint_pairs(expanded=True, can_undo=False, noun="task"):
             assert f"{key} {what}" in drawn
         assert "[" not in drawn and all(len(line) <= size[0] for line in lines)
         # Keys are drawn bold, what they do is not.

@@ -59,9 +59,11 @@ class PlanEditActions:
             task_id = self.task_tree.cursor_task_id
         return task_id
 
-    def _edit(self, focus: str | None, edit: Callable[..., dict], *args) -> None:
-        self.state.apply(edit, *args)
+    def _edit(self, focus: str | None, edit: Callable[..., dict], *args) -> bool:
+        if not self.state.apply(edit, *args):
+            return False
         self._after_edit(focus)
+        return True
 
     def _after_edit(self, focus: str | None) -> None:
         self._refresh_title()
@@ -142,7 +144,8 @@ class PlanEditActions:
     def action_move_task(self, offset: int) -> None:
         if (task_id := self._visible_task("K" if offset < 0 else "J")) is None:
             return
-        self._edit(task_id, edits.move_task, task_id, offset)
+        if not self._edit(task_id, edits.move_task, task_id, offset):
+            self.tell(f"{task_id} is already {'first' if offset < 0 else 'last'}")
 
     def action_undo(self) -> None:
         focus = self.task_tree.cursor_task_id

@@ -41,11 +41,14 @@ class PlanEditState:
     _used: set[str] = field(default_factory=set)
     #: The version last written by ``save`` (None: never saved).
     _saved: dict | None = None
+    #: The version the review started from.
+    _original: dict | None = None
 
     @classmethod
     def from_plan(cls, plan: Plan) -> "PlanEditState":
         state = cls(plan.to_dict(), id_prefix_of(plan))
         state._used = set(plan.ids)
+        state._original = state.plan_dict
         return state
 
     @property
@@ -78,11 +81,13 @@ class PlanEditState:
 
     @property
     def edited(self) -> bool:
-        return bool(self._undo)
+        """The plan differs from the one the review started with (edits
+        that were undone, or that undid each other, do not count)."""
+        return bool(self._undo) and self.plan_dict != self._original
 
     @property
-    def edit_count(self) -> int:
-        return len(self._undo)
+    def can_undo(self) -> bool:
+        return bool(self._undo)
 
     @property
     def unsaved(self) -> bool:
@@ -122,13 +127,18 @@ class PlanEditState:
 
     # -- editing -----------------------------------------------------------------
 
-    def apply(self, edit: Callable[..., dict], *args) -> None:
-        """Run one ``plan.edits`` function and validate; ids are left alone."""
+    def apply(self, edit: Callable[..., dict], *args) -> bool:
+        """Run one ``plan.edits`` function and validate; ids are left alone.
+        An edit that changes nothing (moving the last task down, the same
+        text again) is not recorded: False."""
         edited = edit(self.plan_dict, *args)
+        if edited == self.plan_dict:
+            return False
         self._undo.append(self.plan_dict)
         self.plan_dict = edited
         self._used.update(self.ids)
         self.validate()
+        return True
 
     def add_task(self, after_id: str | None, description: str) -> str:
         """Insert a new ANALYSIS task after ``after_id``; returns its id."""

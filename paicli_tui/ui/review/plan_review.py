@@ -186,7 +186,7 @@ class PlanReviewScreen(PlanAmendments, PlanEditActions, Screen):
         if self.revising:
             hints.update(Content("The planner is revising the plan…"))
             return
-        pairs = review_text.hint_pairs(expanded=self.expanded, edited=self.state.edited, noun=self.state.noun)
+        pairs = review_text.hint_pairs(expanded=self.expanded, can_undo=self.state.can_undo, noun=self.state.noun)
         width = self.size.width - 4  # the screen's and the hint line's padding
         hints.update(review_text.key_hints(pairs, width if width > 0 else None))
 
@@ -231,8 +231,7 @@ class PlanReviewScreen(PlanAmendments, PlanEditActions, Screen):
         if not self.state.unsaved:
             self._finish(ReviewDecision("cancel"))
             return
-        edits = review_text.plural(self.state.edit_count, "hand edit")
-        question = f"Discard {edits} and cancel the plan?"
+        question = "Discard your hand edits and cancel the plan?"
 
         def answered(discard: bool | None) -> None:
             if discard:

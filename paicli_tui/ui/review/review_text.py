@@ -36,11 +36,11 @@ def key_hints(pairs: list[tuple[str, str]], width: int | None = None) -> Content
     return Content("\n").join(SEPARATOR.join(line) for line in lines)
 
 
-def hint_pairs(*, expanded: bool, edited: bool, noun: str) -> list[tuple[str, str]]:
+def hint_pairs(*, expanded: bool, can_undo: bool, noun: str) -> list[tuple[str, str]]:
     """The keys that work in this view, in the order a person needs them."""
     if not expanded:
         pairs = [("Enter", "run"), ("Ctrl+O/v", "graph and edits"), ("I", "amend")]
-        if edited:
+        if can_undo:
             pairs.append(("u", "undo"))
         return pairs + [("s", "save"), ("Esc", "cancel")]
     pairs = [
@@ -54,7 +54,7 @@ def hint_pairs(*, expanded: bool, edited: bool, noun: str) -> list[tuple[str, st
         ("x", "delete"),
         ("K/J", "move"),
     ]
-    if edited:
+    if can_undo:
         pairs.append(("u", "undo"))
     return pairs + [("s", "save")]
 
