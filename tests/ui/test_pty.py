@@ -1,7 +1,8 @@
 """The real `paicli --demo` in a pseudo-terminal, read through a VT emulator
 (tests/support/pty_app.py): the bytes a terminal sends for Shift+Tab
 (ESC [ Z), Esc and Ctrl+C reach the right bindings, and a /team run shows
-its review screen, then two worker panes streaming different steps."""
+its review screen (where Shift+i amends, as the hint says), then two worker
+panes streaming different steps."""
 
 from __future__ import annotations
 
@@ -73,7 +74,11 @@ def test_a_team_run_shows_two_worker_panes_with_different_steps(demo):
     demo.wait_for(lambda text: "shift+tab to cycle" in text, STEP)
     demo.type("/team survey the project")
     demo.send(b"\r")
-    demo.wait_for(lambda text: "Review the team plan" in text and "[Enter] run" in text, STEP)
+    demo.wait_for(lambda text: "Review the team plan" in text and "Enter run" in text and "I amend" in text, STEP)
+    demo.send(b"I")  # Shift+i, as the hint spells it
+    demo.wait_for(lambda text: "Amend the plan: what should change?" in text, STEP)
+    demo.send(ESC)
+    demo.wait_for(lambda text: "Amend the plan" not in text and "Review the team plan" in text, STEP)
     demo.send(b"\r")
 
     def two_panes_busy(text: str) -> bool:
