@@ -143,6 +143,14 @@ class ModelError(Event):
     message: str
 
 
+@dataclass(frozen=True)
+class ModelCallCancelled(Event):
+    """The call was stopped because the person cancelled (not a failure)."""
+
+    name: ClassVar[str] = "model_cancelled"
+    call_id: str
+
+
 # --- tools (P-6) --------------------------------------------------------------
 
 

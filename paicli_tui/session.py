@@ -430,7 +430,7 @@ class Session:
     def _plan_and_review(self, planner, goal, plan, cancel, *, create=None, review: bool = True):
         """Plan (unless a plan was given) and let the person review it.
         Returns the approved plan or a RunOutcome explaining why not."""
-        from paicli_tui.llm.types import ModelError
+        from paicli_tui.llm.types import ModelCancelled, ModelError
         from paicli_tui.plan.parser import PlanError
         from paicli_tui.plan.review import review_loop
 
@@ -438,6 +438,8 @@ class Session:
         if plan is None:
             try:
                 plan = create(goal, cancel) if create else planner.create(goal, cancel=cancel)
+            except ModelCancelled:
+                return RunOutcome(kind, False, "CANCELLED", "cancelled")
             except (PlanError, ModelError) as exc:
                 return RunOutcome(kind, False, "FAILED", f"planning failed: {exc}")
         else:

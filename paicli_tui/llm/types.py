@@ -117,7 +117,15 @@ class ModelResponseError(ModelError):
     kind = "response"
 
 
+#: What a cancelled call says: the person stopped it, nothing failed, and
+#: no endpoint is worth naming.
+CANCELLED_MESSAGE = "model call cancelled"
+
+
 class ModelCancelled(ModelError):
+    """The caller's cancel Event was set (Esc, Ctrl+C, a signal). Published
+    as ``model_cancelled``, never as a ``model_error``."""
+
     kind = "cancelled"
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from paicli_tui import events as ev
-from paicli_tui.ui.bridge.event_lines import argument_subject, describe, full_arguments
+from paicli_tui.ui.bridge.event_lines import Line, argument_subject, describe, full_arguments
 from paicli_tui.ui.conversation.slash_commands import SlashCommand, complete, help_text, parse_slash
 
 
@@ -54,7 +54,10 @@ def test_describe_events():
     assert describe(ev.TaskStatusChanged("executor", "task_1", "RUNNING")) is None
     assert describe(ev.TaskStatusChanged("executor", "task_1", "FAILED", error="boom")).text == "task_1 FAILED: boom"
     assert describe(ev.AgentFinished("react", "final", "done")) is None
-    assert describe(ev.AgentFinished("react", "cancelled", "", "cancelled by the user")).kind == "warning"
+    # A cancel is one quiet line, never a failure, and the call's own end says nothing.
+    assert describe(ev.AgentFinished("react", "cancelled", "", "cancelled by the user")) == Line("cancelled", "muted")
+    assert describe(ev.ModelCallCancelled("react", "c1")) is None
+    assert describe(ev.AgentFinished("react", "partial", "so far", "token limit")).kind == "warning"
     assert describe(ev.ApprovalDecided("react", "write_file", "no")).text == "✗ you declined write_file"
     assert describe(ev.ApprovalDecided("react", "write_file", "no", "not now")).text == (
         "✗ you declined write_file: not now")

@@ -67,7 +67,7 @@ class TranscriptPainter:
             match item:
                 case ev.ModelRequest() if item.actor == PLANNER:
                     await t.planning(item.actor)
-                case ev.ModelResponse() | ev.ModelError():
+                case ev.ModelResponse() | ev.ModelError() | ev.ModelCallCancelled():
                     summary.usage_changed = summary.usage_changed or isinstance(item, ev.ModelResponse)
                     if ours:
                         closing.append(item.call_id)
