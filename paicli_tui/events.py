@@ -324,6 +324,8 @@ class RunFinished(Event):
     status: str
     summary: str
     counts: dict = field(default_factory=dict)
+    #: The run's answer in full: the results of the plan's completed ends.
+    answer: str = ""
 
 
 # --- team (P-5) -----------------------------------------------------------------

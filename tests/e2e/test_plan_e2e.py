@@ -176,3 +176,20 @@ def test_sigint_mid_run_cancels_and_exits_130(workspace, paicli_home):
     lines = ledger_lines(paicli_home)
     assert events(lines, "run_finished")[-1]["payload"]["status"] == "CANCELLED"
     assert _final_statuses(lines).get("task_2") == "SKIPPED"
+
+
+def test_the_final_answer_reaches_stdout_in_full(workspace, paicli_home):
+    """Task previews in the summary are cut; the answer a script reads is not."""
+    answer = "## Conclusion\n\n" + " ".join(f"finding-{i}" for i in range(120)) + "\n\nTHE END"
+    script = Script({
+        "planner": [plan(("gather", []), ("conclude", ["t1"]))],
+        "task_1": [ok("gathered " * 50)],
+        "task_2": [ok(answer)],
+    })
+    with LoopbackServer(script) as server:
+        proc = _run(server, workspace, paicli_home, "--yes", "conclude")
+    assert proc.returncode == 0, proc.stderr
+    assert answer in proc.stdout
+    assert "finding-119" in proc.stdout and proc.stdout.rstrip().endswith("THE END")
+    (finished,) = events(ledger_lines(paicli_home), "run_finished")
+    assert finished["payload"]["answer"] == answer

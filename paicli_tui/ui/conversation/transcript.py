@@ -49,6 +49,14 @@ class Transcript(VerticalScroll, can_focus=False):
     async def add_line(self, text: str, kind: str = "info") -> None:
         await self.add(NoteLine(text, kind))
 
+    async def add_answer(self, text: str, title: str = "answer") -> AnswerEntry:
+        """A run's answer, complete, rendered as Markdown under ``title``."""
+        entry = AnswerEntry(title)
+        await self.add(entry)
+        entry.body.write(text)
+        await entry.body.finish()
+        return entry
+
     async def stream_entry(self, key: StreamKey) -> AnswerEntry | FoldingEntry:
         entry = self._streams.get(key)
         if entry is None:
