@@ -33,6 +33,7 @@ from paicli_tui.events import (
 from paicli_tui.ledger import Ledger, new_session_id
 from paicli_tui.redaction import Redactor
 from paicli_tui.llm.types import Usage
+from paicli_tui.records.prices import model_price
 
 if TYPE_CHECKING:
     from paicli_tui.plan.model import Plan
@@ -304,7 +305,8 @@ class Session:
         self._run_budget = RunBudget(s.run_max_turns, s.run_max_tokens, s.run_max_seconds)
         limits = {name: getattr(s, name) for name in LIMIT_SETTINGS if getattr(s, name) is not None}
         model = self.client.model
-        prices = {model: s.prices[model].model_dump()} if model in s.prices else {}
+        price = model_price(model, s.prices, s.provider)
+        prices = {model: price.model_dump() if hasattr(price, "model_dump") else dict(price)} if price is not None else {}
         self.bus.publish(RunRequested("session", kind, goal, limits, prices))
 
     def _new_agent(self, name: str, role: str, *, task_type: str | None = None, tools: bool = True) -> Agent:

@@ -43,6 +43,13 @@ class Usage:
             self.cached_tokens + other.cached_tokens,
         )
 
+    def __sub__(self, other: "Usage") -> "Usage":
+        return Usage(
+            self.prompt_tokens - other.prompt_tokens,
+            self.completion_tokens - other.completion_tokens,
+            self.cached_tokens - other.cached_tokens,
+        )
+
     @property
     def total(self) -> int:
         return self.prompt_tokens + self.completion_tokens
