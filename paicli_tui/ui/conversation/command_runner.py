@@ -52,6 +52,11 @@ class CommandRunner:
         if name not in MODES:
             await self.screen.transcript.add_line(f"unknown mode {name!r}: choose one of {', '.join(MODES)}", "error")
             return
+        if name == self.screen.session.approval_mode:
+            from paicli_tui.ui.conversation.mode_words import mode_line
+
+            await self.screen.transcript.add_line(mode_line(name) + " (already)", "muted")
+            return
         # The session's mode_changed event brings the echo line and the placeholder.
         self.screen.session.approval_mode = name
         self.screen.status.mode = name

@@ -98,7 +98,10 @@ class MainScreen(Screen):
         yield Transcript(id="transcript")
         with Vertical(id="bottom"):
             yield QueuedInputs(id="queued")
-            yield PromptInput(self._argument_choices, id="prompt", placeholder=self.placeholder_text())
+            # Not selected on focus: coming back with Esc or a typed key must
+            # not put the draft under a selection the next key replaces.
+            yield PromptInput(self._argument_choices, id="prompt", placeholder=self.placeholder_text(),
+                              select_on_focus=False)
             yield StatusBar(id="status")
 
     @property
