@@ -21,7 +21,7 @@ async def test_input_during_a_turn_is_queued_shown_and_sent_when_it_ends(app, se
         screen = app.main_screen
         assert session.submitted == ["first"]
         assert screen.queued.items == ["second", "/team third"]
-        assert screen.queued.display and "⏸ second" in str(screen.queued.render())
+        assert screen.queued.display and "queued › second" in str(screen.queued.render())
         assert "› second" not in transcript_text(app)  # shown as queued, not as sent
         session.finish()
         await settle(pilot)

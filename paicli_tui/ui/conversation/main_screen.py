@@ -135,7 +135,7 @@ class MainScreen(Screen):
         status.workspace = str(self.session.workspace)
         await self.transcript.add_line(
             f"paicli · {self.session.model_label} · {short_path(self.session.workspace)} — "
-            "type a goal, or /help (F1) for commands and keys",
+            "type a goal · F1 or /help for keys and commands",
             "muted",
         )
         settings = getattr(self.session, "settings", None)

@@ -9,7 +9,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 #: Characters of a queued input shown on its line.
-PREVIEW_CHARS = 100
+PREVIEW_CHARS = 90
 
 
 def one_line(text: str, limit: int = PREVIEW_CHARS) -> str:
@@ -31,7 +31,7 @@ class QueuedInputs(Static):
     QueuedInputs.-queued { display: block; }
     """
 
-    HINT = "queued: sent when the turn ends · ↑ on an empty input edits · esc cancels the turn and returns it"
+    HINT = "sent when the turn ends · ↑ edits · esc cancels the turn and returns it"
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -64,7 +64,7 @@ class QueuedInputs(Static):
 
     def _show(self) -> None:
         self.set_class(bool(self.items), "-queued")
-        lines = [f"⏸ {one_line(text)}" for text in self.items]
+        lines = [f"queued › {one_line(text)}" for text in self.items]
         if self.items:
             lines.append(self.HINT)
         self.update(Content("\n".join(lines)))
