@@ -59,6 +59,8 @@ class JobEnded:
 
 class MainScreen(Screen):
     CSS_PATH = Path(__file__).with_name("main_screen.tcss")
+    #: Keys typed while the app starts go to the input, not the transcript.
+    AUTO_FOCUS = "#prompt"
 
     BINDINGS = [
         # Screen binds shift+tab to focus-previous; the main screen owns it.
