@@ -67,6 +67,7 @@ class PaicliApp(App[None]):
         self._approvals: deque[ApprovalPrompt] = deque()
         self._asking: ApprovalPrompt | None = None
         self._quit_armed = False
+        self._cancel_sent = False
         self._signal_loop: asyncio.AbstractEventLoop | None = None
         self._pending_signal: int | None = None
         self._paint_lock = asyncio.Lock()
@@ -209,18 +210,20 @@ class PaicliApp(App[None]):
 
     def action_interrupt(self) -> None:
         """Ctrl+C: copy what the mouse selected; else interrupt the running
-        turn (as Esc does); with nothing running, twice within
-        QUIT_WINDOW_SECONDS quits."""
+        turn (as Esc does); with nothing running, or after the turn was
+        interrupted, twice within QUIT_WINDOW_SECONDS quits."""
         selected = self.screen.get_selected_text()
         if selected:
             self.copy_to_clipboard(selected)
             self.screen.clear_selection()
             self.notify(f"copied the selection ({len(selected):,} characters)", timeout=3, markup=False)
             return
-        if self.session.busy:
+        if self.session.busy and not self._cancel_sent:
+            # Once per turn: a turn that does not stop (a dialog waiting on
+            # the person, a stuck call) must still let the person quit.
+            self._cancel_sent = True
             self._quit_armed = False
-            if not self.main_screen.cancel_turn():
-                self.session.cancel()
+            self.main_screen.cancel_turn()
             return
         if self._quit_armed:
             self.exit()
@@ -231,6 +234,10 @@ class PaicliApp(App[None]):
 
     def _disarm_quit(self) -> None:
         self._quit_armed = False
+
+    def turn_started(self) -> None:
+        """A new job began: the next Ctrl+C cancels it again."""
+        self._cancel_sent = False
 
     def action_show_help(self) -> None:
         from paicli_tui.ui.help.help_screen import HelpScreen

@@ -89,15 +89,31 @@ async def test_ctrl_c_during_a_turn_cancels_it_and_does_not_arm_quit(app, sessio
         await pilot.press("ctrl+c")
         await pilot.pause()
         assert session.cancelled == 1
-        assert "Press Ctrl+C again to quit" not in app.notices
-        await pilot.press("ctrl+c")  # still running (the fake never stops): cancel again, never quit
-        await pilot.pause()
-        assert not app._exit
+        assert "Press Ctrl+C again to quit" not in app.notices and not app._exit
         session.finish(Outcome("react", False, "cancelled", "cancelled"))
         await settle(pilot)
         assert "cancelled" in transcript_text(app).splitlines()[-1]
+        await submit(pilot, "again")  # a new turn: Ctrl+C cancels it too
         await pilot.press("ctrl+c")
         await pilot.pause()
+        assert session.cancelled == 2 and "Press Ctrl+C again to quit" not in app.notices
+        session.finish(Outcome("react", False, "cancelled", "cancelled"))
+        await settle(pilot)
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert "Press Ctrl+C again to quit" in app.notices and not app._exit
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app._exit
+
+
+async def test_a_turn_that_does_not_stop_can_still_be_quit(app, session):
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "go")
+        await pilot.press("ctrl+c")  # cancels; the fake turn never stops
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert session.cancelled == 1
         assert "Press Ctrl+C again to quit" in app.notices and not app._exit
         await pilot.press("ctrl+c")
         await pilot.pause()

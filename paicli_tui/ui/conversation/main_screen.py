@@ -262,6 +262,7 @@ class MainScreen(Screen):
             await self.transcript.add_line(str(exc), "warning")
             return False
         self._job_reported = False
+        self.app.turn_started()
         self.show_busy()
         pump = self.app.pump
         future.add_done_callback(lambda done: pump.put(JobEnded.from_future(done)))
