@@ -91,6 +91,9 @@ class TextPrinter:
             self._line(f"◆ {event.step_id} report: {event.status} {_short(event.reason)}")
         elif isinstance(event, ev.RunFinished):
             self._line(event.summary)
+            if event.answer:
+                # In full: a script reading stdout gets the whole answer.
+                self._line(f"\n{event.answer}")
         elif isinstance(event, ev.ApprovalDecided) and event.decision not in ("yes", "always", "auto-approved"):
             self._line(f"✗ [{event.actor}] {event.tool} not approved: {event.reason or event.decision}")
 
