@@ -92,4 +92,5 @@ def test_markdown_report_is_a_table_a_timeline_and_folded_results(tmp_path):
     lines = text.splitlines()
     table = [line for line in lines if line.startswith("| step_")]
     assert len(table) == 3 and all(line.count(" | ") == 8 for line in table)
-    assert "```text" in lines and text.count("<details>") == 3
+    assert "```text" in lines and text.count("<details>") == 3 + bool(report["answer"])
+    assert ("<details><summary>answer</summary>" in text) == bool(report["answer"])

@@ -129,11 +129,13 @@ def timeline(report: dict, columns: int = TIMELINE_COLUMNS) -> list[str]:
 
 
 def _results(report: dict) -> Iterable[tuple[str, str]]:
-    if report.get("kind") == "react" or not report.get("tasks"):
-        yield "answer", report.get("text", "")
-        return
-    for task in report.get("tasks", []):
-        yield task["id"], task.get("result") or task.get("error") or "(no result)"
+    """Each task's result, then the run's answer (a ReAct run: only that)."""
+    if report.get("kind") != "react":
+        for task in report.get("tasks", []):
+            yield task["id"], task.get("result") or task.get("error") or "(no result)"
+    answer = report.get("answer") or (report.get("text", "") if report.get("kind") == "react" else "")
+    if answer or not report.get("tasks"):
+        yield "answer", answer or report.get("text", "")
 
 
 def render_text(reports: list[dict]) -> list[str]:
