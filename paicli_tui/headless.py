@@ -91,6 +91,11 @@ class TextPrinter:
             self._line(f"◆ {event.step_id} report: {event.status} {_short(event.reason)}")
         elif isinstance(event, ev.RunFinished):
             self._line(event.summary)
+        elif isinstance(event, (ev.RunChangesRecorded, ev.ChangesReverted)):
+            from paicli_tui.ui.bridge.event_lines import changes_line, describe
+
+            line = changes_line(event, "paicli undo") if isinstance(event, ev.RunChangesRecorded) else describe(event)
+            self._line(line.text, self.err)
         elif isinstance(event, ev.ApprovalDecided) and event.decision not in ("yes", "always", "auto-approved"):
             self._line(f"✗ [{event.actor}] {event.tool} not approved: {event.reason or event.decision}")
 
