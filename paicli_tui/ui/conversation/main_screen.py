@@ -206,12 +206,33 @@ class MainScreen(Screen):
                 await self._submit("/clear", echo=False)
             case "/permissions":
                 self.app.push_screen(PermissionsScreen(self.session))
+            case "/undo":
+                await self._open_undo()
+            case "/skills":
+                self._open_skills()
             case "/help":
                 await t.add_line(help_text(), "info")
             case "/quit":
                 self.app.exit()
             case _:
                 await t.add_line(f"unknown command {command.name}: /help lists the commands", "error")
+
+    async def _open_undo(self) -> None:
+        from paicli_tui.ui.undo.undo_screen import UndoScreen
+
+        checkpoints = getattr(self.session, "checkpoints", None)
+        if checkpoints is None:
+            await self.transcript.add_line("undo is not available in this session", "warning")
+        elif self.session.busy:
+            await self.transcript.add_line("a run is going: /undo once it ends (Esc cancels it)", "warning")
+        else:
+            self.app.push_screen(UndoScreen(checkpoints))
+
+    def _open_skills(self) -> None:
+        from paicli_tui.ui.skills.skills_screen import SkillsScreen
+
+        assembler = getattr(self.session, "assembler", None)
+        self.app.push_screen(SkillsScreen(self.session.skills(), getattr(assembler, "user_skills_dir", None)))
 
     async def _set_model(self, name: str) -> None:
         if not name:

@@ -15,6 +15,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/theme": ("NAME", "switch the colour theme (remembered)"),
     "/model": ("[NAME]", "show the model, or switch to NAME"),
     "/permissions": ("", "list what is granted and the allow/deny rules; revoke or keep a grant"),
+    "/undo": ("", "revert the file changes of the last turn, or of a run you pick; the diff first"),
+    "/skills": ("", "list the skills the agent can load (name, description, source)"),
     "/clear": ("", "forget the conversation and clear the transcript"),
     "/help": ("", "list commands and keys"),
     "/quit": ("", "leave paicli"),
