@@ -98,7 +98,7 @@ def test_a_file_changed_by_hand_is_kept_unless_the_person_says_overwrite(workspa
             plan = session.checkpoints.plan()
             changed = {f.path: f for f in plan.files}
             assert changed["a.txt"].status == "changed"
-            assert "someone else" in changed["a.txt"].conflict
+            assert changed["a.txt"].conflict == "changed since by hand or by a command"
             assert changed["src/b.py"].status == "ok"
 
             kept = session.checkpoints.undo(plan)

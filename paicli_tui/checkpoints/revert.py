@@ -51,7 +51,7 @@ class FileRevert:
     restorable: bool
     created_dirs: tuple[str, ...] = ()
     changed_by: str = ""
-    """Who changed it since, when it was: "task_2", "a later turn", "someone else"."""
+    """Who changed it since, when it was: "task_2 in the same run", "a later turn", "hand or by a command"."""
 
     @property
     def status(self) -> str:
@@ -168,7 +168,7 @@ class Reverter:
             current = files.current_state(self.workspace, path)
             newer = [c for c in later.get(path, [])
                      if c.run_id != run.run_id or (c.id > last.id and c not in scope)]
-            who = _who(newer[-1], run) if newer else "someone else (by hand or by a command)"
+            who = _who(newer[-1], run) if newer else "hand or by a command"
             created = tuple(d for c in changes for d in c.created_dirs)
             reverts.append(FileRevert(path, run.run_id, first.before, last.after, current,
                                       tuple(c.id for c in changes), restorable, created, who))
