@@ -198,7 +198,7 @@ def test_revert_turn_asks_in_every_mode_and_undoes_the_previous_turn(workspace, 
     assert "-broken" in asked.preview and "+    return 1" in asked.preview
     assert (workspace / "src" / "b.py").read_bytes() == ORIGINAL_B
     tool_results = [m for r in script.requests for m in r.messages if m.get("role") == "tool"]
-    assert any("reverted turn: rewrite b: restored 1 file" in m["content"] for m in tool_results)
+    assert any("reverted turn rewrite b: restored 1 file" in m["content"] for m in tool_results)
 
 
 def test_revert_turn_without_anyone_to_ask_is_denied_and_changes_nothing(workspace):

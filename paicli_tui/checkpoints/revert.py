@@ -96,10 +96,8 @@ class RevertPlan:
         return [f for f in self.files if f.status == "changed"]
 
     def title(self) -> str:
-        scope = f" · {self.task}" if self.task else ""
-        goal = self.run.goal.splitlines()[0] if self.run.goal else ""
-        kind = {"react": "turn", "undo": "undo"}.get(self.run.kind, f"/{self.run.kind}")
-        return f"{kind}{scope}: {goal}".rstrip(": ")
+        """``/plan add tests · task_2``, ``turn fix the typo``."""
+        return run_label(self.run) + (f" · {self.task}" if self.task else "")
 
 
 @dataclass
@@ -252,6 +250,13 @@ class Reverter:
             if not same(files.current_state(self.workspace, item.path), item.current):
                 raise ToolError("it changed while the undo ran; run the undo again to see how")
             files.restore(self.workspace, item.path, item.target, data, item.created_dirs)
+
+
+def run_label(run: RunRecord) -> str:
+    """How a person names a run: its kind and the first line of its goal."""
+    kind = {"react": "turn", "undo": "undo"}.get(run.kind, f"/{run.kind}")
+    goal = run.goal.splitlines()[0] if run.goal else ""
+    return f"{kind} {goal}".rstrip()
 
 
 def _who(change: Change, run: RunRecord) -> str:

@@ -178,6 +178,8 @@ def changes_line(event: ev.RunChangesRecorded, undo: str = "/undo") -> Line:
 def _reverted_line(event: ev.ChangesReverted) -> Line:
     restored = event.restored + event.overwritten
     parts = [f"↶ undo: restored {_names(restored)}" if restored else "↶ undo: nothing restored"]
+    if event.overwritten:
+        parts.append(f"overwrote what was changed since in {_names(event.overwritten)}")
     if event.skipped:
         parts.append(f"kept {_names(event.skipped)} (changed since)")
     if event.failed:

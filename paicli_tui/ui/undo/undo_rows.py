@@ -6,7 +6,7 @@ import time
 
 from textual.content import Content
 
-from paicli_tui.checkpoints.revert import FileRevert, RevertPlan
+from paicli_tui.checkpoints.revert import FileRevert, RevertPlan, run_label
 from paicli_tui.checkpoints.store import RunRecord
 
 #: glyph, style and what it means, per file status
@@ -18,13 +18,7 @@ FILE_STATUS = {
 }
 
 
-def run_label(run: RunRecord) -> str:
-    kind = {"react": "turn", "undo": "undo", "plan": "/plan", "team": "/team"}.get(run.kind, run.kind)
-    goal = run.goal.splitlines()[0] if run.goal else ""
-    return f"{kind} {goal}".rstrip()
-
-
-def run_row(run: RunRecord, width: int = 30) -> Content:
+def run_row(run: RunRecord, width: int = 27) -> Content:
     when = time.strftime("%H:%M", time.localtime(run.started)) if run.started else "--:--"
     label = run_label(run)
     if len(label) > width:
@@ -36,7 +30,7 @@ def run_row(run: RunRecord, width: int = 30) -> Content:
     elif not pending:
         state, style = "undone", "$text-muted"
     elif pending < files:
-        state, style = f"{pending} of {files} files", "$warning"
+        state, style = f"{pending}/{files} files", "$warning"
     else:
         state, style = f"{files} file{'s' if files != 1 else ''}", "$accent"
     commands = Content.styled(" ⚙", "$warning") if run.commands and files else Content("")

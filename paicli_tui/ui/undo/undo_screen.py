@@ -22,9 +22,11 @@ from paicli_tui.checkpoints.revert import RevertPlan
 from paicli_tui.checkpoints.store import RunRecord
 from paicli_tui.ui.approval.diff_view import colour_diff
 from paicli_tui.ui.undo.conflict_dialog import KEEP, OVERWRITE, ConflictDialog
-from paicli_tui.ui.undo.undo_rows import file_row, notes, run_label, run_row
+from paicli_tui.checkpoints.revert import run_label
+from paicli_tui.ui.undo.undo_rows import file_row, notes, run_row
 
 HINT = "r revert · tab runs / files · ↑↓ choose · esc close"
+TASK_HINT = "r revert this task's changes · ↑↓ choose a file · esc back"
 #: Below this many columns the runs list goes on top.
 NARROW_BELOW = 100
 
@@ -56,7 +58,7 @@ class UndoScreen(Screen[None]):
                 with VerticalScroll(id="undo-diff"):
                     yield Static(id="undo-diff-text")
         yield Static(id="undo-notes")
-        yield Static(Content.styled(HINT, "$text-muted"), id="undo-hints")
+        yield Static(Content.styled(TASK_HINT if self.fixed_run else HINT, "$text-muted"), id="undo-hints")
 
     def on_mount(self) -> None:
         self.query_one("#undo-runs").border_title = "Runs"
