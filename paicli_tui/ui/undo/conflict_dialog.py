@@ -41,15 +41,16 @@ class ConflictDialog(ModalScreen[str | None]):
         with Vertical(id="conflict-dialog"):
             yield Static(Content.styled(title, "bold"), id="conflict-title")
             yield Static(Content("\n").join(lines), id="conflict-files")
-            keep = (f"Keep them: revert the other {self.others} file{'s' if self.others != 1 else ''} and leave "
+            them = "them" if count != 1 else "it"
+            keep = (f"Keep {them}: revert the other {self.others} file{'s' if self.others != 1 else ''} and leave "
                     f"{'these' if count != 1 else 'this one'} as {'they are' if count != 1 else 'it is'}. "
                     if self.others else "")
             yield Static(Content.styled(f"{keep}Overwriting loses those later changes.", "$text-muted"),
                          id="conflict-hint")
             with Horizontal(id="conflict-buttons"):
-                yield Button(Content("Overwrite them [o]"), variant="error", id="conflict-overwrite", compact=True)
+                yield Button(Content(f"Overwrite {them} [o]"), variant="error", id="conflict-overwrite", compact=True)
                 if self.others:
-                    yield Button(Content("Keep them [k]"), variant="primary", id="conflict-keep", compact=True)
+                    yield Button(Content(f"Keep {them} [k]"), variant="primary", id="conflict-keep", compact=True)
                 yield Button(Content("Cancel [esc]"), id="conflict-cancel", compact=True)
 
     def on_mount(self) -> None:
