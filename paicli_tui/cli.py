@@ -90,6 +90,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     report = sub.add_parser("report", help="print a past run's report (tasks, verdicts, tokens, cost)")
     report.add_argument("session", help="session id or ledger path")
+
+    undo = sub.add_parser("undo", help="revert the file changes of the last run (or of RUN); shows the diff first")
+    undo.add_argument("run", nargs="?", help="run id or number from --list (default: the newest run not undone)")
+    undo.add_argument("--list", action="store_true", help="list the runs that changed files, newest first")
+    undo.add_argument("--task", metavar="ID", help="only the changes of one /plan task or /team step of RUN")
+    undo.add_argument("--yes", "-y", action="store_true", help="revert (without it, only show what would change)")
+    undo.add_argument("--overwrite", action="store_true",
+                      help="also revert files changed since by someone else (their later changes are lost)")
+    undo.add_argument("--workspace", "-w", metavar="DIR", help="project folder (default: current)")
     return parser
 
 
@@ -102,6 +111,7 @@ HANDLERS = {
     "replay": "replay",
     "verify": "verify",
     "report": "report",
+    "undo": "undo",
 }
 
 
@@ -111,8 +121,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from paicli_tui.config import ConfigError, check_dirs
 
     try:
-        # The app and `run` write a ledger; the rest only read one.
-        check_dirs(create=args.command in (None, "run"))
+        # The app and `run` write a ledger, `undo` its record of what it restored; the rest only read.
+        check_dirs(create=args.command in (None, "run", "undo"))
     except ConfigError as exc:
         print(f"paicli: {exc}", file=sys.stderr)
         return 2
