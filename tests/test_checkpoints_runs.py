@@ -196,6 +196,7 @@ def test_revert_turn_asks_in_every_mode_and_undoes_the_previous_turn(workspace, 
     (asked,) = [r for r in approver.requests if r.tool == "revert_turn"]
     assert "always asks" in asked.reason and asked.grants == ()
     assert "-broken" in asked.preview and "+    return 1" in asked.preview
+    assert asked.preview.startswith("reverts turn rewrite b — the agent says: that broke b")
     assert (workspace / "src" / "b.py").read_bytes() == ORIGINAL_B
     tool_results = [m for r in script.requests for m in r.messages if m.get("role") == "tool"]
     assert any("reverted turn rewrite b: restored 1 file" in m["content"] for m in tool_results)

@@ -27,7 +27,7 @@ class RevertTurn(Tool):
         "reason": {"type": "string", "description": "Why the changes should go, in one line for the person."},
     }, [])
     read_only = False
-    always_asks = "revert_turn always asks: it puts files back as they were before your previous turn"
+    always_asks = "revert_turn always asks: it puts files back as they were before the agent's previous turn"
 
     def __init__(self, workspace: Path, checkpoints: "Checkpoints") -> None:
         super().__init__(workspace)
@@ -45,7 +45,8 @@ class RevertTurn(Tool):
 
     def preview(self, args: dict[str, Any]) -> str:
         plan = self._plan()
-        parts = [f"reverts {plan.title()}"]
+        why = " ".join(str(args.get("reason", "")).split())
+        parts = [f"reverts {plan.title()}" + (f" — the agent says: {why}" if why else "")]
         for item in plan.files:
             if item.status in ("changed", "lost"):
                 parts.append(f"keeps {item.path}: {item.conflict}")
