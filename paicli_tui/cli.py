@@ -94,6 +94,15 @@ def build_parser() -> argparse.ArgumentParser:
     form = report.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="one JSON object per run, each task with its full result")
     form.add_argument("--markdown", action="store_true", help="a Markdown document to paste into a pull request")
+
+    undo = sub.add_parser("undo", help="revert the file changes of the last run (or of RUN); shows the diff first")
+    undo.add_argument("run", nargs="?", help="run id or number from --list (default: the newest run not undone)")
+    undo.add_argument("--list", action="store_true", help="list the runs that changed files, newest first")
+    undo.add_argument("--task", metavar="ID", help="only the changes of one /plan task or /team step of RUN")
+    undo.add_argument("--yes", "-y", action="store_true", help="revert (without it, only show what would change)")
+    undo.add_argument("--overwrite", action="store_true",
+                      help="also revert files changed since by someone else (their later changes are lost)")
+    undo.add_argument("--workspace", "-w", metavar="DIR", help="project folder (default: current)")
     return parser
 
 
@@ -106,6 +115,7 @@ HANDLERS = {
     "replay": "replay",
     "verify": "verify",
     "report": "report",
+    "undo": "undo",
 }
 
 
@@ -115,8 +125,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from paicli_tui.config import ConfigError, check_dirs
 
     try:
-        # The app and `run` write a ledger; the rest only read one.
-        check_dirs(create=args.command in (None, "run"))
+        # The app and `run` write a ledger, `undo` its record of what it restored; the rest only read.
+        check_dirs(create=args.command in (None, "run", "undo"))
     except ConfigError as exc:
         print(f"paicli: {exc}", file=sys.stderr)
         return 2

@@ -169,6 +169,9 @@ class Settings(BaseModel):
     task_max_tokens: int | None = Field(None, ge=1)
     """``max_tokens`` of ReAct, /plan task and worker tool-loop calls;
     None (the default) sends no limit."""
+    checkpoint_max_mb: float = Field(256.0, gt=0)
+    """Undo keeps the old content of every file a tool changes, per workspace
+    in the data dir, up to this many MiB; the oldest runs are pruned first."""
     permissions: "Permissions" = Field(default_factory=lambda: Permissions())
     """The person's allow and deny rules (``[permissions]`` in config.toml)."""
 

@@ -94,6 +94,11 @@ class TextPrinter:
             if event.answer:
                 # In full: a script reading stdout gets the whole answer.
                 self._line(f"\n{event.answer}")
+        elif isinstance(event, (ev.RunChangesRecorded, ev.ChangesReverted)):
+            from paicli_tui.ui.bridge.event_lines import changes_line, describe
+
+            line = changes_line(event, "paicli undo") if isinstance(event, ev.RunChangesRecorded) else describe(event)
+            self._line(line.text, self.err)
         elif isinstance(event, ev.ApprovalDecided) and event.decision not in ("yes", "always", "auto-approved"):
             self._line(f"✗ [{event.actor}] {event.tool} not approved: {event.reason or event.decision}")
 

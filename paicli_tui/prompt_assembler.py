@@ -19,7 +19,7 @@ from paicli_tui import resources
 from paicli_tui.config import MODES, config_dir
 from paicli_tui.plan.model import TaskType
 from paicli_tui.prompt_sections import replace_sections, take_section
-from paicli_tui.skills import discover_skills, index_lines
+from paicli_tui.skills import Skill, discover_skills, index_lines
 
 ROLES = ("react", "planner", "task", "team-planner", "team-worker", "team-reviewer")
 TOOL_LESS_ROLES = frozenset({"planner", "team-planner", "team-reviewer"})
@@ -59,6 +59,7 @@ class PromptAssembler:
         self._prompts: dict[tuple, str] = {}
         self._project: str | None = None
         self._skills: str | None = None
+        self._found_skills: list[Skill] | None = None
         self._lock = threading.RLock()
 
     def system_prompt(
@@ -148,9 +149,17 @@ class PromptAssembler:
         )
         return section
 
+    def skills(self) -> list[Skill]:
+        """The skills found, looked up once: the index in the prompt and the
+        load_skill tool always agree, whatever changes on disk (P-2.4)."""
+        with self._lock:
+            if self._found_skills is None:
+                self._found_skills = discover_skills(self.workspace, self.user_skills_dir, self.warnings)
+            return self._found_skills
+
     def _skills_index(self) -> str:
         if self._skills is None:
-            found = discover_skills(self.workspace, self.user_skills_dir, self.warnings)
+            found = self.skills()
             self._skills = ""
             if found:
                 self._skills = self._file("skills.md").rstrip() + "\n\n" + "\n".join(index_lines(found))

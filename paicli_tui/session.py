@@ -93,6 +93,7 @@ class Session:
         self.warnings: list[str] = []
         self.registry = ToolRegistry(workspace, settings, risk_checker=risk_checker, redactor=self.redactor,
                                      saved_rules=self._saved_rules())
+        self.checkpoints = self._checkpoints(settings, workspace)
         self.approver = approver or DenyApprover()
         self.plan_reviewer = plan_reviewer
         self._approval_mode = settings.approval_mode
@@ -188,6 +189,25 @@ class Session:
             usable.append(rule)
         return usable
 
+    def _checkpoints(self, settings: Settings, workspace: Path):
+        """Undo (P-9.3): the registry checkpoints every file a tool changes;
+        load_skill (P-9.2) and revert_turn join the tools."""
+        from paicli_tui.checkpoints.service import Checkpoints
+        from paicli_tui.tools.revert_turn import RevertTurn
+        from paicli_tui.tools.skill import LoadSkill
+
+        checkpoints = Checkpoints(workspace, self.session_id, bus=self.bus,
+                                  max_bytes=int(settings.checkpoint_max_mb * 2**20))
+        self.registry.checkpoints = checkpoints.recorder
+        if self.assembler.skills():
+            self.registry.add_tool(LoadSkill(self.registry.workspace, self.assembler.skills))
+        self.registry.add_tool(RevertTurn(self.registry.workspace, checkpoints))
+        return checkpoints
+
+    def skills(self):
+        """The skills the prompts index and load_skill loads (``/skills``)."""
+        return self.assembler.skills()
+
     def cycle_mode(self) -> str:
         self.approval_mode = next_mode(self._approval_mode)
         return self._approval_mode
@@ -236,15 +256,22 @@ class Session:
         def run() -> RunOutcome:
             try:
                 outcome = self.redactor.scrub(job(*args))  # the final report and the UI show it
+                self._finish_checkpoints()
                 if outcome.kind != "command":
                     self.bus.publish(RunOutcomeRecorded("session", outcome.kind, outcome.ok, outcome.status, outcome.text))
                 return outcome
             finally:
+                self._finish_checkpoints()  # a run that raised still closes its checkpoints
                 self.bus.mode = "react"
                 self._busy.release()
 
         self._current = self._jobs.submit(run)
         return self._current
+
+    def _finish_checkpoints(self) -> None:
+        changes = self.checkpoints.finish_run()
+        if changes is not None:
+            self.bus.publish(changes)
 
     def cancel(self, reason: str = "cancelled by the user") -> None:
         """Stop the current run as Esc does; ``reason`` is recorded (e.g.
@@ -302,6 +329,7 @@ class Session:
         report the run later)."""
         s = self.settings
         self.bus.mode = kind
+        self.checkpoints.begin_run(kind, goal)
         self._run_budget = RunBudget(s.run_max_turns, s.run_max_tokens, s.run_max_seconds)
         limits = {name: getattr(s, name) for name in LIMIT_SETTINGS if getattr(s, name) is not None}
         model = self.client.model

@@ -2,9 +2,9 @@
 
 A skill is a folder holding a ``SKILL.md``, found in the workspace's
 ``.paicli/skills/`` and in the config dir's ``skills/``. The index lists only
-names, a one-line description and the file; the model reads a skill's body
-when its task matches. A workspace skill shadows a user skill of the same name
-(the project knows its own conventions best).
+names, a one-line description and the file; the model loads a skill's body
+with ``load_skill`` when its task matches (P-9.2). A workspace skill shadows a
+user skill of the same name (the project knows its own conventions best).
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ WORKSPACE_SKILLS = Path(".paicli") / "skills"
 #: Bounds that keep the index a small, stable part of the system prompt.
 MAX_SKILLS = 20
 MAX_DESCRIPTION_CHARS = 200
+#: A longer body is cut: one skill must not crowd out the conversation.
+MAX_BODY_CHARS = 40_000
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,11 @@ class Skill:
     description: str
     #: Workspace skills relative to the workspace root; user skills absolute.
     path: Path
+
+    @property
+    def source(self) -> str:
+        """``workspace`` (``.paicli/skills/``) or ``user`` (the config dir)."""
+        return "user" if self.path.is_absolute() else "workspace"
 
 
 def discover_skills(workspace: Path, user_skills_dir: Path | None, warnings: list[str]) -> list[Skill]:
@@ -59,6 +66,20 @@ def _skills_in(root: Path, relative_to: Path | None, warnings: list[str]) -> lis
         shown = file.relative_to(relative_to) if relative_to is not None else file
         skills.append(Skill(folder.name, describe(text), shown))
     return skills
+
+
+def body(text: str) -> str:
+    """The instructions of a ``SKILL.md``: the text after any front matter,
+    cut at MAX_BODY_CHARS."""
+    lines = text.splitlines(keepends=True)
+    if lines and lines[0].strip() == "---":
+        end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
+        if end is not None:
+            lines = lines[end + 1:]
+    text = "".join(lines).strip()
+    if len(text) > MAX_BODY_CHARS:
+        text = text[:MAX_BODY_CHARS].rstrip() + f"\n\n[skill cut at {MAX_BODY_CHARS} characters]"
+    return text
 
 
 def describe(text: str) -> str:

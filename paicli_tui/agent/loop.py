@@ -243,6 +243,11 @@ class Agent:
                 stop = f"runaway guard: {call.name} called 5 times in a row with the same arguments"
             if verdict.note:
                 notes.append(verdict.note)
+        # A tool's follow-up (load_skill's body) is a message of its own: the
+        # tool results of one response must stay together, so it comes after them.
+        for outcome in results:
+            if outcome.follow_up:
+                self.messages.append({"role": "user", "content": outcome.follow_up})
         for note in notes:
             self._publish(AgentNote(self.name, note))
             self.messages.append({"role": "user", "content": note})

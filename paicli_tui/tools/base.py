@@ -22,6 +22,9 @@ class ToolResult:
     """Full text for the model (the loop wraps it as untrusted data)."""
     summary: str
     """One short line for the UI."""
+    follow_up: str = ""
+    """A message the conversation gets right after this turn's tool results
+    (load_skill: the skill's body), as a message of its own."""
 
 
 @dataclass
@@ -37,6 +40,8 @@ class ToolContext:
     """The task or step the agent works on ("step_2: add tests"), for the dialog."""
     deadline: "Deadline | None" = None
     """When this call must stop; the registry sets one per call."""
+    call_id: str = ""
+    """The model's id for this call; the registry sets it per call."""
 
     def check_stop(self, tool: str, advice: str = "narrow the search") -> None:
         """Raise ToolStopped once the call is cancelled or past its deadline.
@@ -79,6 +84,9 @@ class Tool:
     description: ClassVar[str]
     parameters: ClassVar[dict[str, Any]]
     read_only: ClassVar[bool] = True
+    #: Non-empty: every call asks the person, in every mode, with this
+    #: reason; no grant or allow rule spares it (revert_turn).
+    always_asks: ClassVar[str] = ""
 
     def __init__(self, workspace: Path) -> None:
         self.workspace = workspace
@@ -96,6 +104,11 @@ class Tool:
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raise ToolError(f"{self.name} cannot run")
+
+    def changed_paths(self, args: dict[str, Any]) -> list[str]:
+        """The workspace files ``run`` may change, as given: each is
+        checkpointed before the call so an undo can put it back."""
+        return []
 
 
 def object_schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:

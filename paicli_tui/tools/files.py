@@ -141,6 +141,9 @@ class WriteFile(Tool):
     }, ["path", "content"])
     read_only = False
 
+    def changed_paths(self, args: dict[str, Any]) -> list[str]:
+        return [args["path"]]
+
     def preview(self, args: dict[str, Any]) -> str:
         shown = _located(self.workspace, args["path"])
         found = safe_fs.stat_file(self.workspace, args["path"], shown)
@@ -186,6 +189,9 @@ class EditFile(Tool):
         "new_string": {"type": "string", "description": "Replacement text."},
     }, ["path", "old_string", "new_string"])
     read_only = False
+
+    def changed_paths(self, args: dict[str, Any]) -> list[str]:
+        return [args["path"]]
 
     def _prepare(self, args: dict[str, Any]) -> tuple[str, str, str]:
         shown = _located(self.workspace, args["path"])

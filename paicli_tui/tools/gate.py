@@ -5,7 +5,9 @@ In this order:
 2. a command is always checked for risk (rules, then the optional model
    check), whatever the mode and whatever was granted; a risky command asks
    every time and "Always" is not offered for it;
-3. ask mode asks for writes, edits and commands, unless a grant or an allow
+3. a tool that always asks (revert_turn) asks in every mode, and no grant
+   spares it;
+4. ask mode asks for writes, edits and commands, unless a grant or an allow
    rule covers the call; auto and plan run writes and safe commands.
 """
 
@@ -64,17 +66,20 @@ class ApprovalGate:
         verdict = self._risk(args["command"]) if tool.name == "execute_command" else RiskVerdict(False, "")
         if verdict.risky:
             reason = f"risky: {verdict.reason}"
+        elif tool.always_asks:
+            reason = tool.always_asks
         elif asking:
             reason = ASK_REASONS[tool.name]
         else:
             return ALLOWED
         preview = tool.preview(args)
-        if not verdict.risky:
+        grantable = not verdict.risky and not tool.always_asks
+        if grantable:
             grant = self.grants.allowing(tool.name, args)
             if grant is not None:
                 self._publish(ctx, ApprovalDecided(ctx.actor, tool.name, "auto-approved", f"granted: {grant.describe()}"))
                 return ALLOWED
-        offered = () if verdict.risky else proposed_grants(tool.name, args, self.workspace)
+        offered = proposed_grants(tool.name, args, self.workspace) if grantable else ()
         # The person sees where a secret is, never its value (the approver
         # may print to a terminal or a log).
         scrub = self.redactor.scrub

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import jsonschema
 from jsonschema.exceptions import best_match
@@ -26,6 +26,9 @@ from paicli_tui.tools.risk import RiskVerdict
 from paicli_tui.tools.search import SearchBackend, SearxngBackend, WebSearch
 from paicli_tui.tools.shell import ExecuteCommand
 from paicli_tui.tools.web import WebFetch
+
+if TYPE_CHECKING:
+    from paicli_tui.checkpoints.recorder import CheckpointRecorder
 
 
 class ToolRegistry:
@@ -59,6 +62,13 @@ class ToolRegistry:
                                  [parse_rule(r) for r in permissions.deny],
                                  [parse_rule(r, "workspace") for r in saved_rules or ()])
         self._gate = ApprovalGate(self.workspace, self.grants, risk_checker, self.redactor)
+        #: Records each file's state before a tool changes it (set by the session).
+        self.checkpoints: "CheckpointRecorder | None" = None
+
+    def add_tool(self, tool: Tool) -> None:
+        """Offer one more tool (the session adds load_skill and revert_turn)."""
+        self._tools[tool.name] = tool
+        self._validators[tool.name] = jsonschema.Draft202012Validator(tool.parameters)
 
     def schemas(self) -> list[dict]:
         return [tool.schema() for tool in self._tools.values()]
@@ -74,6 +84,7 @@ class ToolRegistry:
         tool = self._tools.get(call.name)
         if tool is None:
             return _failed(f"unknown tool {call.name!r}; available tools: {', '.join(self._tools)}", "unknown tool")
+        ctx = replace(ctx, call_id=call.id)  # a copy: parallel calls share the caller's context
         try:
             args = self._arguments(tool, call.arguments)
             if ctx.cancel.is_set():
@@ -82,11 +93,11 @@ class ToolRegistry:
             if not gate.allowed:
                 return ToolResult(False, gate.denial, gate.denial)
             if gate.arguments is None:
-                return self.redactor.tool_result(tool.run(args, self._with_deadline(ctx)), ctx, call)
-            result = tool.run(self._edited(tool, gate.arguments), self._with_deadline(ctx))
+                return self._scrubbed(self._run(tool, args, self._with_deadline(ctx)), ctx, call)
+            result = self._run(tool, self._edited(tool, gate.arguments), self._with_deadline(ctx))
             note = f"[the person edited this call before it ran; it ran with: {json.dumps(gate.arguments)}]"
-            edited = ToolResult(result.ok, f"{note}\n{result.content}", f"{result.summary} (edited by you)")
-            return self.redactor.tool_result(edited, ctx, call)
+            edited = replace(result, content=f"{note}\n{result.content}", summary=f"{result.summary} (edited by you)")
+            return self._scrubbed(edited, ctx, call)
         except ToolError as exc:
             return _failed(str(exc), str(exc))
         except OSError as exc:
@@ -95,6 +106,24 @@ class ToolRegistry:
             return _failed(message, message)
         except Exception as exc:  # a tool bug must reach the model as a result, not crash the loop
             return _failed(f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}", f"{call.name} crashed")
+
+    def _run(self, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """Run ``tool``; a file it is about to change is checkpointed first."""
+        recorder = self.checkpoints
+        if recorder is None or tool.read_only:
+            return tool.run(args, ctx)
+        recorder.note_untracked(tool.name, ctx)
+        paths = tool.changed_paths(args)
+        if not paths:
+            return tool.run(args, ctx)
+        with recorder.recording(tool.name, paths, ctx):
+            return tool.run(args, ctx)
+
+    def _scrubbed(self, result: ToolResult, ctx: ToolContext, call: ToolCall) -> ToolResult:
+        result = self.redactor.tool_result(result, ctx, call)
+        if result.follow_up:
+            result = replace(result, follow_up=self.redactor.text(result.follow_up))
+        return result
 
     def _edited(self, tool: Tool, args: dict[str, Any]) -> dict[str, Any]:
         error = best_match(self._validators[tool.name].iter_errors(args))

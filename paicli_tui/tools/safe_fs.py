@@ -81,15 +81,51 @@ def stat_file(workspace: Path, raw: str, shown: str) -> os.stat_result | None:
     return _retrying(workspace, raw, shown, attempt)
 
 
-def replace_file(workspace: Path, raw: str, shown: str, data: bytes) -> bool:
+def replace_file(workspace: Path, raw: str, shown: str, data: bytes, *, mode: int | None = None) -> bool:
     """Write ``data`` to ``raw`` atomically, creating parent directories; the
-    old file's mode is kept. Returns whether a file was there before."""
+    old file's mode is kept unless ``mode`` is given (an undo restores the
+    mode it recorded). Returns whether a file was there before."""
     def attempt(walk: _Walk) -> bool:
         name, found = walk.locate(create_dirs=True)
         if found is not None:
             _require(found, shown)
-        _replace(walk.top, name, data, stat.S_IMODE(found.st_mode) if found else None, shown)
+        kept = stat.S_IMODE(found.st_mode) if found else None
+        _replace(walk.top, name, data, mode if mode is not None else kept, shown)
         return found is not None
+    return _retrying(workspace, raw, shown, attempt)
+
+
+def remove_file(workspace: Path, raw: str, shown: str) -> bool:
+    """Delete the regular file at ``raw`` (never what a symlink points to
+    outside); False when there was none."""
+    def attempt(walk: _Walk) -> bool:
+        try:
+            name, found = walk.locate(create_dirs=False)
+        except FileNotFoundError:
+            return False
+        if found is None:
+            return False
+        _require(found, shown)
+        os.unlink(name, dir_fd=walk.top)
+        return True
+    return _retrying(workspace, raw, shown, attempt)
+
+
+def remove_empty_dir(workspace: Path, raw: str, shown: str) -> bool:
+    """Remove the directory ``raw`` if it is empty; False when it is not
+    empty, not a directory or not there."""
+    def attempt(walk: _Walk) -> bool:
+        try:
+            name, found = walk.locate(create_dirs=False)
+        except FileNotFoundError:
+            return False
+        if found is None or not stat.S_ISDIR(found.st_mode) or name in (".", ".."):
+            return False
+        try:
+            os.rmdir(name, dir_fd=walk.top)
+        except OSError:  # not empty (someone put a file there since), or busy
+            return False
+        return True
     return _retrying(workspace, raw, shown, attempt)
 
 

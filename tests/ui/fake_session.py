@@ -47,6 +47,9 @@ class FakeSession:
         self.grants = GrantStore(workspace)
         self.kept: list[Grant] = []
         self.warnings: list[str] = []
+        #: Undo and skills (issue 17): tests that need them set real ones.
+        self.checkpoints = None
+        self.skill_list: list = []
         self.bus.subscribe(self._count_usage)
 
     @property
@@ -87,6 +90,9 @@ class FakeSession:
         """End the latest job the way the engine thread would."""
         self.busy = False
         self.futures[-1].set_result(outcome or Outcome("react", True, "final"))
+
+    def skills(self) -> list:
+        return list(self.skill_list)
 
     def cancel(self) -> None:
         self.cancelled += 1

@@ -20,6 +20,8 @@ from paicli_tui.ui.approval.diff_view import colour_diff
 
 __all__ = ["ApprovalScreen", "colour_diff"]
 FILE_TOOLS = ("write_file", "edit_file")
+#: Other tools whose preview is a diff.
+DIFF_TOOLS = ("revert_turn",)
 NEW_FILE = "\n@@ -0,0 "
 ALWAYS_LABELS = ("Always [a]", "Always, folder [d]")
 
@@ -83,7 +85,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
 
     def _body(self) -> ComposeResult:
         request = self.request
-        if request.tool in FILE_TOOLS:
+        if request.tool in FILE_TOOLS or request.tool in DIFF_TOOLS:
             yield Static(colour_diff(request.preview), id="approval-preview")
         elif request.tool == "execute_command":
             yield Static(Content.assemble(("$ ", "bold $accent"), str(request.arguments.get("command", ""))),

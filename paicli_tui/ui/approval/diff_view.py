@@ -13,7 +13,8 @@ _HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 
 def colour_diff(preview: str) -> Content:
     """A unified diff with added and removed lines coloured and numbered.
-    The ``---``/``+++`` header is left out: the dialog names the file."""
+    The ``---``/``+++`` header is left out: the dialog names the file. Other
+    lines that are not diff text are shown as muted notes."""
     lines = preview.splitlines()
     old = new = 0
     width = _number_width(lines)
@@ -33,10 +34,12 @@ def colour_diff(preview: str) -> Content:
             old += 1
         elif line.startswith("\\"):  # "\ No newline at end of file"
             shown.append(Content.styled(line, "italic $text-muted"))
-        else:
+        elif line.startswith(" "):
             shown.append(_numbered(old, new, width, line, ""))
             old += 1
             new += 1
+        else:  # not diff text (context lines start with a space): a note such as "replaces a binary file"
+            shown.append(Content.styled(line, "italic $text-muted"))
     if len(lines) > PREVIEW_LINES:
         shown.append(Content.styled(f"… {len(lines) - PREVIEW_LINES} more lines", "italic"))
     if not shown:

@@ -153,4 +153,38 @@ def describe(event: ev.Event) -> Line | None:
             return Line(f"{who}{event.step_id} {verdict}", "success" if event.approved else "warning")
         case ev.StepRetry():
             return Line(f"{event.step_id} retry {event.attempt}: {event.feedback}", "warning")
+        case ev.RunChangesRecorded():
+            return changes_line(event)
+        case ev.ChangesReverted():
+            return _reverted_line(event)
     return None
+
+
+def _names(paths: tuple[str, ...], shown: int = 3) -> str:
+    more = f" and {len(paths) - shown} more" if len(paths) > shown else ""
+    return ", ".join(paths[:shown]) + more
+
+
+def changes_line(event: ev.RunChangesRecorded, undo: str = "/undo") -> Line:
+    """After a run: what ``undo`` can take back, and what it cannot (P-9.3)."""
+    parts = []
+    if event.files:
+        count = len(event.files)
+        parts.append(f"{count} file{'s' if count != 1 else ''} changed ({_names(event.files)}) · {undo} reverts")
+    if event.unstored:
+        parts.append(f"too large to keep for undo: {_names(event.unstored)}")
+    if event.commands:
+        parts.append(f"commands ran ({', '.join(event.commands)}): what they changed is not tracked by {undo}")
+    return Line(" · ".join(parts), "muted")
+
+
+def _reverted_line(event: ev.ChangesReverted) -> Line:
+    restored = event.restored + event.overwritten
+    parts = [f"↶ undo: restored {_names(restored)}" if restored else "↶ undo: nothing restored"]
+    if event.overwritten:
+        parts.append(f"overwrote what was changed since in {_names(event.overwritten)}")
+    if event.skipped:
+        parts.append(f"kept {_names(event.skipped)} (changed since)")
+    if event.failed:
+        parts.append(f"could not restore {_names(event.failed)}")
+    return Line("; ".join(parts), "warning" if event.skipped or event.failed else "success")

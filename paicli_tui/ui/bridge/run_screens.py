@@ -21,6 +21,7 @@ from paicli_tui.ui.review.plan_edit_state import id_prefix_of
 from paicli_tui.ui.common.figures import session_price
 from paicli_tui.ui.run.run_model import tasks_from_plan
 from paicli_tui.ui.run.run_screen import RunScreen
+from paicli_tui.ui.undo.task_undo import task_undo_opener
 
 
 def widest_round(plan: Plan | dict) -> int:
@@ -69,7 +70,7 @@ def open_run_screen(
     kind, workers = planned_workers(session, plan)
     screen = RunScreen(
         plan, goal, workers, kind=kind, on_cancel=getattr(session, "cancel", None), on_cancel_task=getattr(session, "cancel_task", None), clock=clock,
-        price=session_price(session),
+        price=session_price(session), on_undo_task=task_undo_opener(app, session),
     )
     if replace:
         app.switch_screen(screen)
@@ -131,6 +132,7 @@ class RunScreens:
             pane_workers(kind, started.plan, list(started.workers)),
             kind=kind,
             on_cancel=getattr(session, "cancel", None), on_cancel_task=getattr(session, "cancel_task", None),
+            on_undo_task=task_undo_opener(self.app, session),
             clock=self.clock,
             price=self._price if self._price is not None else session_price(session),
         )

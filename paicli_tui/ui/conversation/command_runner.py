@@ -39,6 +39,10 @@ class CommandRunner:
 
                 await t.add_line("permissions: r revokes · k keeps for this workspace · esc closes", "muted")
                 screen.app.push_screen(PermissionsScreen(screen.session))
+            case "/undo":
+                await self._open_undo()
+            case "/skills":
+                await self._open_skills()
             case "/help":
                 await t.add_line("help: F1, or ? on an empty input, opens it again", "muted")
                 screen.app.action_show_help()
@@ -46,6 +50,27 @@ class CommandRunner:
                 screen.app.exit()
             case _:
                 await t.add_line(f"unknown command {command.name}: /help lists the commands", "error")
+
+    async def _open_undo(self) -> None:
+        from paicli_tui.ui.undo.undo_screen import UndoScreen
+
+        screen = self.screen
+        checkpoints = getattr(screen.session, "checkpoints", None)
+        if checkpoints is None:
+            await screen.transcript.add_line("undo is not available in this session", "warning")
+        elif screen.session.busy:
+            await screen.transcript.add_line("a run is going: /undo once it ends (Esc cancels it)", "warning")
+        else:
+            await screen.transcript.add_line("undo: r reverts the selected run · esc closes", "muted")
+            screen.app.push_screen(UndoScreen(checkpoints))
+
+    async def _open_skills(self) -> None:
+        from paicli_tui.ui.skills.skills_screen import SkillsScreen
+
+        screen = self.screen
+        assembler = getattr(screen.session, "assembler", None)
+        await screen.transcript.add_line("skills: the agent loads one with load_skill · esc closes", "muted")
+        screen.app.push_screen(SkillsScreen(screen.session.skills(), getattr(assembler, "user_skills_dir", None)))
 
     async def _set_mode(self, name: str) -> None:
         name = name.lower()

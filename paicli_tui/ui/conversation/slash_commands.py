@@ -15,6 +15,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/theme": ("[NAME]", "list the themes, or switch to NAME (remembered)"),
     "/model": ("[NAME]", "show the model, or switch to NAME"),
     "/permissions": ("", "list what is granted and the allow/deny rules; revoke or keep a grant"),
+    "/undo": ("", "revert the file changes of the last turn, or of a run you pick; the diff first"),
+    "/skills": ("", "list the skills the agent can load (name, description, source)"),
     "/copy": ("", "copy the last answer to the clipboard"),
     "/clear": ("", "forget the conversation, clear the transcript and its token count"),
     "/help": ("", "every key of every screen, the commands and the focus order"),

@@ -54,6 +54,7 @@ class RunScreen(Screen):
         Binding("q", "close", "Close", show=False, id="run.close_q"),
         Binding("z", "zoom", "Zoom pane", id="run.zoom"),
         Binding("c", "cancel_task", "Cancel the selected task", id="run.cancel_task"),
+        Binding("u", "undo_task", "Undo the selected task's file changes", id="run.undo_task"),
     ]
 
     def __init__(
@@ -65,6 +66,7 @@ class RunScreen(Screen):
         kind: str = "plan",
         on_cancel: Callable[[], Any] | None = None,
         on_cancel_task: Callable[[str], Any] | None = None,
+        on_undo_task: Callable[[str, int], Any] | None = None,
         clock: Callable[[], float] = time.monotonic,
         max_lines: int = MAX_LINES,
         tick: bool = True,
@@ -75,6 +77,8 @@ class RunScreen(Screen):
         self.kind = kind
         self.on_cancel = on_cancel
         self.on_cancel_task = on_cancel_task
+        #: Opens the undo screen for one task (id, plan version) once the run ended.
+        self.on_undo_task = on_undo_task
         self.clock = clock
         self.max_lines = max_lines
         self.model = RunModel(tasks_from_plan(plan), workers, clock=clock)
@@ -195,6 +199,8 @@ class RunScreen(Screen):
     def _update_hints(self) -> None:
         if self.model.finished:
             hint = "[Enter/Esc/q] back to the conversation · [z] zoom pane · [Tab] next pane"
+            if self.on_undo_task is not None:
+                hint += " · [u] undo a task's changes"
         elif self.cancelling:
             hint = "Cancelling… running tasks are being interrupted"
         else:
@@ -239,6 +245,19 @@ class RunScreen(Screen):
 
         question = f"Cancel {task_id}? Tasks that depend on it are skipped; the rest of the run goes on."
         self.app.push_screen(Confirm(question), answered)
+
+    def action_undo_task(self) -> None:
+        """Open the undo screen on the file changes of the task under the
+        tree's cursor (after the run: a running task may still be writing)."""
+        task_id = self.task_tree.cursor_task_id
+        if self.on_undo_task is None:
+            self.notify("Undo is not available for this run", severity="warning", markup=False)
+        elif not self.model.finished:
+            self.notify("Undo a task's changes once the run has ended", severity="warning", markup=False)
+        elif not task_id or task_id not in self.model.tasks:
+            self.notify("Select a task in the tree to undo its changes", severity="warning", markup=False)
+        else:
+            self.on_undo_task(task_id, self.model.version)
 
     def action_close(self) -> None:
         if self.model.finished:

@@ -1,0 +1,1 @@
+"""The /skills screen (P-9.2)."""

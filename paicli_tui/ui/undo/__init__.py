@@ -1,0 +1,1 @@
+"""The /undo screen and its conflict question (P-9.3)."""
