@@ -6,7 +6,10 @@ In this order:
    check), whatever the mode and whatever was granted; a risky command asks
    every time and "Always" is not offered for it;
 3. ask mode asks for writes, edits and commands, unless a grant or an allow
-   rule covers the call; auto and plan run writes and safe commands.
+   rule covers the call; auto and plan run writes and safe commands;
+4. a tool may ask for itself (``Tool.approval_reason``: an MCP tool asks in
+   ask mode, and in auto unless its server marks it read-only), again unless
+   a grant or an allow rule covers the call.
 """
 
 from __future__ import annotations
@@ -66,6 +69,8 @@ class ApprovalGate:
             reason = f"risky: {verdict.reason}"
         elif asking:
             reason = ASK_REASONS[tool.name]
+        elif own := tool.approval_reason(ctx.approval_mode):
+            reason = own
         else:
             return ALLOWED
         preview = tool.preview(args)
