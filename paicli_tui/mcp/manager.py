@@ -308,7 +308,9 @@ class McpManager:
     def close(self, timeout: float = CLOSE_S) -> None:
         """Stop every server (the SDK closes stdin, then SIGTERM, then SIGKILL
         for a stdio server) and the loop; what outlives ``timeout`` is left
-        to the session's kill of LIVE_GROUPS."""
+        to the session's kill of LIVE_GROUPS. Closing twice does nothing."""
+        if self._closed:
+            return
         self._closed = True
         loop = self._loop
         if loop is None:

@@ -39,7 +39,7 @@ class ServerSpec:
     """``stdio`` or ``http`` (streamable HTTP)."""
     command: str = ""
     args: tuple[str, ...] = ()
-    env: tuple[tuple[str, str], ...] = ()
+    env: tuple[tuple[str, str], ...] = field(default=(), repr=False)
     cwd: str = ""
     url: str = ""
     headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)

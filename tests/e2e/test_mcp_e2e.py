@@ -249,3 +249,57 @@ def test_an_allow_rule_or_distrust_of_read_only_marks_changes_what_asks(workspac
     decided = [(e["payload"]["tool"], e["payload"]["decision"]) for e in events(lines, "approval_decided")]
     assert decided == [("mcp__local__note", "auto-approved"), ("mcp__wary__echo", "no")]
     assert [(tool, ok) for tool, ok, _ in results(lines)] == [("mcp__local__note", True), ("mcp__wary__echo", False)]
+
+
+def _newest_ledger(home):
+    from paicli_tui.ledger import read_ledger
+
+    path = max((home / "history" / "raw").glob("*.jsonl"), key=lambda p: p.stat().st_mtime_ns)
+    return [line.data for line in read_ledger(path)]
+
+
+def test_a_workspace_mcp_json_starts_only_once_the_person_agreed_to_that_file(workspace, paicli_home, tmp_path):
+    from paicli_tui.mcp.trust import trust
+    from tests.support.mcp_config import stdio_json
+
+    pidfile = tmp_path / "pids"
+    config = {"mcpServers": {"repo": stdio_json("--pidfile", str(pidfile))}}
+    (workspace / ".mcp.json").write_text(json.dumps(config), encoding="utf-8")
+    script = Script(default=lambda request: Reply(content="fine"))
+    with LoopbackServer(script) as model:
+        refused = run(paicli_home, workspace, model, "hello", "--yes")  # --yes approves calls, never a repo's servers
+        assert refused.returncode == 0, refused.stderr
+        note = [line for line in refused.stderr.splitlines() if ".mcp.json" in line]
+        assert len(note) == 1 and "start only once you agree" in note[0] and "--trust-mcp" in note[0]
+        assert not any(name.startswith("mcp__") for name in script.requests[-1].tools)
+        assert not pidfile.exists()
+        states = [e["payload"]["state"] for e in events(_newest_ledger(paicli_home), "mcp_server")]
+        assert states == ["untrusted"]
+
+        flagged = run(paicli_home, workspace, model, "hello", "--trust-mcp")
+        assert flagged.returncode == 0, flagged.stderr
+        assert "mcp__repo__echo" in script.requests[-1].tools
+        trusted = events(_newest_ledger(paicli_home), "mcp_trusted")
+        assert [(t["payload"]["servers"], t["payload"]["remembered"]) for t in trusted] == [(["repo"], False)]
+        assert_all_gone(pidfile, 1)
+        pidfile.unlink()
+
+        run(paicli_home, workspace, model, "hello")  # the flag remembered nothing
+        assert not pidfile.exists()
+
+        from paicli_tui.mcp.specs import load_mcp_config
+        from paicli_tui.mcp.settings import McpSettings
+
+        trust(workspace, load_mcp_config(McpSettings(), workspace).workspace_sha256)
+        agreed = run(paicli_home, workspace, model, "hello")
+        assert agreed.returncode == 0 and ".mcp.json" not in agreed.stderr, agreed.stderr
+        assert "mcp__repo__echo" in script.requests[-1].tools
+        assert [t["payload"]["remembered"] for t in events(_newest_ledger(paicli_home), "mcp_trusted")] == [True]
+        assert_all_gone(pidfile, 1)
+        pidfile.unlink()
+
+        config["mcpServers"]["repo"]["args"].append("--name=changed")
+        (workspace / ".mcp.json").write_text(json.dumps(config), encoding="utf-8")
+        changed = run(paicli_home, workspace, model, "hello")
+        assert "start only once you agree" in changed.stderr
+        assert not pidfile.exists()

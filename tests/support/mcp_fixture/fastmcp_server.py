@@ -16,6 +16,7 @@ import os
 import sys
 import time
 
+import anyio
 from mcp.server.fastmcp import FastMCP
 from mcp.types import ToolAnnotations
 
@@ -45,10 +46,10 @@ def build(name: str, calls: str | None, host: str = "127.0.0.1", port: int = 800
         return a + b
 
     @server.tool()
-    def note(text: str, delay: float = 0.0) -> str:
+    async def note(text: str, delay: float = 0.0) -> str:
         """Write a note (changes state: not read-only)."""
         record(f"start {text}")
-        time.sleep(delay)
+        await anyio.sleep(delay)  # the server stays free for other requests meanwhile
         record(f"end {text}")
         return f"noted {text}"
 
@@ -66,9 +67,9 @@ def build(name: str, calls: str | None, host: str = "127.0.0.1", port: int = 800
         raise ValueError(message)
 
     @server.tool()
-    def slow(seconds: float) -> str:
+    async def slow(seconds: float) -> str:
         """Takes its time."""
-        time.sleep(seconds)
+        await anyio.sleep(seconds)
         return "slow done"
 
     @server.resource("docs://guide", description="The project guide")
