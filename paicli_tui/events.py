@@ -217,8 +217,9 @@ class GrantKept(Event):
 @dataclass(frozen=True)
 class McpServerChanged(Event):
     """An MCP server changed state: ``state`` is starting | ready | failed
-    (never became ready) | exited (died after it was ready) | stopped |
-    untrusted (a workspace .mcp.json server waiting for the person's yes)."""
+    (never became ready) | exited (died after it was ready) | stopping |
+    stopped | untrusted (a workspace .mcp.json server waiting for the
+    person's yes)."""
 
     name: ClassVar[str] = "mcp_server"
     server: str

@@ -56,7 +56,7 @@ def test_restart_replaces_the_process_and_the_old_one_ends(manager):
     assert not alive(before.pid) and alive(after.pid)
     assert before.pid not in LIVE_GROUPS.pgids()
     states = [e.state for e in manager.seen if getattr(e, "server", "") == "one"]
-    assert states == ["starting", "ready", "stopped", "starting", "ready"]
+    assert states == ["starting", "ready", "stopping", "stopped", "starting", "ready"]
     result = manager.call_tool("one", "add", {"a": 1, "b": 2}, 20, threading.Event())
     assert result.content[0].text == "3"
 

@@ -37,7 +37,8 @@ from paicli_tui import __version__
 from paicli_tui.mcp.specs import ServerSpec
 from paicli_tui.tools.process import LIVE_GROUPS
 
-STARTING, READY, FAILED, EXITED, STOPPED, UNTRUSTED = "starting", "ready", "failed", "exited", "stopped", "untrusted"
+STARTING, READY, FAILED, EXITED = "starting", "ready", "failed", "exited"
+STOPPING, STOPPED, UNTRUSTED = "stopping", "stopped", "untrusted"
 #: Bounds that keep one server from crowding a request or the prompt.
 MAX_TOOLS = 100
 MAX_RESOURCES = 100
@@ -112,7 +113,7 @@ class ServerConnection:
                 log.close()
             if self.pid:
                 LIVE_GROUPS.discard(self.pid)
-            if self.state in (STARTING, READY):
+            if self.state in (STARTING, READY, STOPPING):
                 self._set(STOPPED, "")
 
     async def _initialize(self, session: ClientSession) -> bool:
@@ -142,6 +143,8 @@ class ServerConnection:
             self._stop.set()
         if self._startup is not None:
             self._startup.cancel()
+        if self.state in (STARTING, READY):
+            self._set(STOPPING, "")  # closing a server can take the SDK seconds
 
     async def _hold(self) -> None:
         assert self._stop is not None

@@ -228,7 +228,7 @@ class McpManager:
                 if connection is None:
                     state = "untrusted" if spec in self.untrusted else "stopped"
                     out.append(ServerStatus(spec.name, spec.source, spec.transport, spec.target(), state,
-                                            "start it with t (trust this workspace's .mcp.json)"
+                                            "press t to agree to this workspace's .mcp.json and start it"
                                             if state == "untrusted" else ""))
                     continue
                 tools = tuple(ToolView(n, self._tools[n].description, self._tools[n].read_only_hint)

@@ -163,7 +163,7 @@ def _mcp_line(event: ev.Event) -> Line | None:
             return Line(f"MCP {event.server} ready: {event.detail}", "muted")
         if event.state in ("failed", "exited"):
             verb = "did not start" if event.state == "failed" else "stopped working"
-            return Line(f"MCP server {event.server} {verb}: {event.detail} (/mcp restarts it)", "warning")
+            return Line(f"MCP server {event.server} {verb}: {event.detail} (/mcp shows it, r restarts it)", "warning")
         return None
     if isinstance(event, ev.McpResourceAttached):
         if not event.ok:

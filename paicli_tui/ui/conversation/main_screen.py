@@ -206,6 +206,10 @@ class MainScreen(Screen):
                 await self._submit("/clear", echo=False)
             case "/permissions":
                 self.app.push_screen(PermissionsScreen(self.session))
+            case "/mcp":
+                from paicli_tui.ui.mcp.mcp_screen import McpScreen
+
+                self.app.push_screen(McpScreen(self.session))
             case "/help":
                 await t.add_line(help_text(), "info")
             case "/quit":

@@ -15,6 +15,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/theme": ("NAME", "switch the colour theme (remembered)"),
     "/model": ("[NAME]", "show the model, or switch to NAME"),
     "/permissions": ("", "list what is granted and the allow/deny rules; revoke or keep a grant"),
+    "/mcp": ("", "MCP servers: state, tools and resources; restart one (@server:uri attaches a resource)"),
     "/clear": ("", "forget the conversation and clear the transcript"),
     "/help": ("", "list commands and keys"),
     "/quit": ("", "leave paicli"),
