@@ -185,7 +185,8 @@ def test_the_resource_index_ends_tool_agents_prompts_and_never_reaches_the_plann
 
 def test_at_server_uri_attaches_the_resource_bounded_and_says_what_could_not_be(workspace, paicli_home, tmp_path):
     pidfile = tmp_path / "pids"
-    script = Script({"react": [Reply(content="read them")]})
+    script = Script({"react": [calls(("web_fetch", {"url": "https://guide.example.invalid/more"})),
+                               Reply(content="read them")]})
     with LoopbackServer(script) as model:
         configure(paicli_home, stdio_table("docs", "--pidfile", str(pidfile)))
         text = (paicli_home / "config.toml").read_text().replace("[mcp]\n", "[mcp]\nmax_resource_chars = 1000\n")
@@ -195,12 +196,17 @@ def test_at_server_uri_attaches_the_resource_bounded_and_says_what_could_not_be(
     assert done.returncode == 0, done.stderr
     assert_all_gone(pidfile, 1)
     user = script.requests[0].messages[1]["content"]
+    assert "https://guide.example.invalid/more" in user
     assert "summarise @docs:docs://guide, then @docs:docs://big." in user
     assert ('<mcp-resource server="docs" uri="docs://guide" trust="untrusted-data">\n'
-            "GUIDE-CONTENT: indent with tabs; run the tests before you push.\n</mcp-resource>") in user
+            "GUIDE-CONTENT: indent with tabs; run the tests before you push. More: https://guide.example.invalid/more\n"
+            "</mcp-resource>") in user
     big = user[user.index('uri="docs://big"'):]
     assert "x" * 1000 in big and "x" * 1001 not in big and "[… cut by paicli at 1000 characters]" in big
     assert "[@docs:docs://missing could not be attached:" in user
+    [fetch] = results(ledger_lines(paicli_home))  # a URL in an attached resource was not typed by the person
+    assert fetch[0] == "web_fetch" and not fetch[1] and "https://guide.example.invalid/more" in fetch[2]
+    assert fetch[2].startswith("refused: URL not provided by the user")
     attached = [e["payload"] for e in events(ledger_lines(paicli_home), "mcp_resource")]
     assert [(a["uri"], a["ok"], a["truncated"]) for a in attached] == [
         ("docs://guide", True, False), ("docs://big", True, True), ("docs://missing", False, False)]

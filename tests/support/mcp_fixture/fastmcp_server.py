@@ -21,7 +21,7 @@ from mcp.server.fastmcp import FastMCP
 from mcp.types import ToolAnnotations
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True)
-GUIDE = "GUIDE-CONTENT: indent with tabs; run the tests before you push."
+GUIDE = "GUIDE-CONTENT: indent with tabs; run the tests before you push. More: https://guide.example.invalid/more"
 BIG_CHARS = 50_000
 
 
