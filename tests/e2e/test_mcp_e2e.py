@@ -309,3 +309,26 @@ def test_a_workspace_mcp_json_starts_only_once_the_person_agreed_to_that_file(wo
         changed = run(paicli_home, workspace, model, "hello")
         assert "start only once you agree" in changed.stderr
         assert not pidfile.exists()
+
+
+def test_team_workers_get_the_tools_and_the_index_the_planner_and_reviewer_never_do(workspace, paicli_home, tmp_path):
+    from tests.support.recorder import approve, done, team_plan
+
+    pidfile = tmp_path / "pids"
+    script = Script({"planner": [team_plan(("echo through the server", []))],
+                     "worker": [calls(("mcp__docs__echo", {"text": "from a worker"})), done("echoed")],
+                     "reviewer": [approve()]})
+    with LoopbackServer(script) as model:
+        configure(paicli_home, stdio_table("docs", "--pidfile", str(pidfile)))
+        finished = run(paicli_home, workspace, model, "echo it", "--mode", "team", "--yes")
+    assert finished.returncode == 0, finished.stderr
+    assert_all_gone(pidfile, 1)
+    for request in script.requests:
+        system = request.messages[0]["content"]
+        if request.agent.startswith("worker"):
+            assert "mcp__docs__echo" in request.tools and "- @docs:docs://guide — The project guide" in system
+        else:
+            assert not request.tools and "MCP Resources" not in system, request.agent
+    assert {r.agent.split("-")[0] for r in script.requests} == {"planner", "worker", "reviewer"}
+    outcomes = results(ledger_lines(paicli_home))
+    assert outcomes == [("mcp__docs__echo", True, "echo: from a worker")]
