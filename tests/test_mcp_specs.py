@@ -33,6 +33,14 @@ def test_a_stdio_server_gets_only_the_variables_it_names(tmp_path):
     assert "ghp_" not in repr(spec)
 
 
+def test_what_the_person_is_shown_hides_secrets_read_into_args_or_url(tmp_path):
+    mcp = settings(cli={"command": "srv", "args": ["--token=${API_TOKEN}", "--verbose"]},
+                   web={"url": "https://x.example/mcp?key=${WEB_API_KEY}"})
+    specs = {s.name: s for s in load_mcp_config(mcp, tmp_path, {"API_TOKEN": "t0ken-value", "WEB_API_KEY": "k3y-value"}).servers}
+    assert specs["cli"].args[0] == "--token=t0ken-value" and specs["cli"].target() == "srv --token=[REDACTED] --verbose"
+    assert specs["web"].target() == "https://x.example/mcp?key=[REDACTED]"
+
+
 def test_an_unset_variable_keeps_only_that_server_from_starting(tmp_path):
     mcp = settings(a={"command": "a", "env": {"API_TOKEN": "$MISSING_TOKEN"}}, b={"url": "http://127.0.0.1:1/mcp"})
     specs = {s.name: s for s in load_mcp_config(mcp, tmp_path, {}).servers}

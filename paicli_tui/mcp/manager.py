@@ -16,7 +16,7 @@ import time
 from concurrent.futures import Future, TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from paicli_tui.events import EventBus, McpServerChanged, McpWorkspaceTrusted
 from paicli_tui.mcp.settings import McpSettings
@@ -66,12 +66,16 @@ class ServerStatus:
 
 class McpManager:
     def __init__(self, config: McpConfig, settings: McpSettings, bus: EventBus, workspace: Path, *,
-                 trusted: bool = False, tool_timeout: float = 60.0) -> None:
+                 trusted: bool = False, tool_timeout: float = 60.0,
+                 redact: Callable[[str], str] = lambda text: text) -> None:
+        """``redact``: what /mcp shows passes it (a server's stderr may hold
+        a secret); events are redacted by the bus."""
         self.config = config
         self.settings = settings
         self.bus = bus
         self.workspace = workspace
         self.tool_timeout = tool_timeout
+        self.redact = redact
         self._specs = [s for s in config.servers if s.source != "workspace" or trusted]
         self.untrusted = [] if trusted else config.workspace_servers()
         self._connections: dict[str, "ServerConnection"] = {}
@@ -227,15 +231,16 @@ class McpManager:
                 connection = self._connections.get(spec.name)
                 if connection is None:
                     state = "untrusted" if spec in self.untrusted else "stopped"
-                    out.append(ServerStatus(spec.name, spec.source, spec.transport, spec.target(), state,
+                    out.append(ServerStatus(spec.name, spec.source, spec.transport, self.redact(spec.target()), state,
                                             "press t to agree to this workspace's .mcp.json and start it"
                                             if state == "untrusted" else ""))
                     continue
                 tools = tuple(ToolView(n, self._tools[n].description, self._tools[n].read_only_hint)
                               for n in self._server_tools.get(spec.name, ()) if n in self._tools)
                 resources = tuple(ResourceView(str(r.uri), _resource_text(r)) for r in connection.resources)
-                out.append(ServerStatus(spec.name, spec.source, spec.transport, spec.target(), connection.state,
-                                        connection.detail, tools, resources, connection.pid))
+                out.append(ServerStatus(spec.name, spec.source, spec.transport, self.redact(spec.target()),
+                                        connection.state, self.redact(connection.detail), tools, resources,
+                                        connection.pid))
         return out
 
     # -- what agents get ------------------------------------------------------------------

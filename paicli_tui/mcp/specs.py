@@ -51,10 +51,12 @@ class ServerSpec:
     """Values read for credential-looking names: kept out of every record."""
 
     def target(self) -> str:
-        """What the server is, for the person: the command line or the URL."""
-        if self.transport == "http":
-            return self.url
-        return " ".join([self.command, *self.args])
+        """What the server is, for the person: the command line or the URL,
+        with the secret values read into them shown as [REDACTED]."""
+        text = self.url if self.transport == "http" else " ".join([self.command, *self.args])
+        for secret in sorted(self.secrets, key=len, reverse=True):
+            text = text.replace(secret, "[REDACTED]")
+        return text
 
 
 @dataclass

@@ -64,7 +64,8 @@ def start_servers(config: McpConfig, settings: "Settings", bus: "EventBus", work
         return None
     from paicli_tui.mcp.manager import McpManager
 
-    manager = McpManager(config, settings.mcp, bus, workspace, trusted=trusted, tool_timeout=settings.tool_timeout)
+    manager = McpManager(config, settings.mcp, bus, workspace, trusted=trusted, tool_timeout=settings.tool_timeout,
+                         redact=registry.redactor.text)
     registry.attach_mcp(manager)
     manager.start(trusted_by_flag=flag)
     return manager
