@@ -13,7 +13,7 @@ from paicli_tui.ui.conversation.slash_commands import help_text
 from paicli_tui.ui.mcp.mcp_screen import McpScreen
 from paicli_tui.ui.mcp.mcp_view import NO_SERVERS
 from tests.ui.conftest import settle, submit
-from tests.ui.fake_session import FakeSession
+from tests.ui.fake_session import WORKSPACE, FakeSession
 
 READY = ServerStatus(
     "docs", "config", "stdio", "npx -y docs-server", "ready", "2 tools, 1 resource",
@@ -140,3 +140,24 @@ async def _mcp_open(pilot) -> None:
 def test_snapshot(snap_compare, size):
     app = PaicliApp(session_with(READY, FAILED, WAITING), theme="paicli-dark")
     assert snap_compare(app, terminal_size=size, run_before=_mcp_open)
+
+
+async def test_an_mcp_approval_offers_the_tool_or_its_whole_server():
+    from textual.widgets import Button
+
+    from paicli_tui.tools.approval import ApprovalRequest
+    from paicli_tui.tools.grants import proposed_grants
+    from paicli_tui.ui.approval.approval import ApprovalScreen
+
+    request = ApprovalRequest("react", "mcp__docs__publish", {"page": "guide"}, "ASK mode: every MCP tool call waits",
+                              grants=proposed_grants("mcp__docs__publish", {}, WORKSPACE))
+    app = PaicliApp(FakeSession(), theme="paicli-dark")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        app.push_screen(ApprovalScreen(request))
+        await pilot.pause()
+        labels = [str(b.label) for b in app.screen.query(Button) if b.id and b.id.startswith("approval-always")]
+        assert labels == ["Always [a]", "Always, whole server [d]"]
+        scope = str(app.screen.query_one("#approval-scope").render())
+        assert "every call of the MCP tool mcp__docs__publish" in scope and "every tool of MCP server docs" in scope
+        assert "page: guide" in str(app.screen.query_one("#approval-arguments").render())
