@@ -77,8 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("file", help="plan file, or - for standard input")
     check.add_argument("--prefix", choices=["task", "step"], default="task", help="id prefix for renumbering")
 
-    sessions = sub.add_parser("sessions", help="list past runs, newest first")
+    sessions = sub.add_parser("sessions", help="list past runs, one row per run under its session, newest first")
     sessions.add_argument("--json", action="store_true", help="one JSON object per session, for scripts")
+    sessions.add_argument("--all", action="store_true", help="also list launches of the app that ran nothing")
 
     replay = sub.add_parser("replay", help="re-watch a past run from its ledger (no model calls)")
     replay.add_argument("session", help="session id or ledger path")
@@ -93,6 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     report = sub.add_parser("report", help="print a past run's report (tasks, verdicts, tokens, cost)")
     report.add_argument("session", help="session id or ledger path")
+    form = report.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="one JSON object per run, each task with its full result")
+    form.add_argument("--markdown", action="store_true", help="a Markdown document to paste into a pull request")
     return parser
 
 

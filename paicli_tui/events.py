@@ -143,6 +143,14 @@ class ModelError(Event):
     message: str
 
 
+@dataclass(frozen=True)
+class ModelCallCancelled(Event):
+    """The call was stopped because the person cancelled (not a failure)."""
+
+    name: ClassVar[str] = "model_cancelled"
+    call_id: str
+
+
 # --- tools (P-6) --------------------------------------------------------------
 
 
@@ -364,6 +372,8 @@ class RunFinished(Event):
     status: str
     summary: str
     counts: dict = field(default_factory=dict)
+    #: The run's answer in full: the results of the plan's completed ends.
+    answer: str = ""
 
 
 # --- team (P-5) -----------------------------------------------------------------

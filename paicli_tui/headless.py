@@ -92,6 +92,9 @@ class TextPrinter:
             self._line(f"◆ {event.step_id} report: {event.status} {_short(event.reason)}")
         elif isinstance(event, ev.RunFinished):
             self._line(event.summary)
+            if event.answer:
+                # In full: a script reading stdout gets the whole answer.
+                self._line(f"\n{event.answer}")
         elif isinstance(event, ev.ApprovalDecided) and event.decision not in ("yes", "always", "auto-approved"):
             self._line(f"✗ [{event.actor}] {event.tool} not approved: {event.reason or event.decision}")
 
@@ -104,19 +107,40 @@ def _mcp_problem(event: ev.Event) -> bool:
 
 
 class JsonPrinter:
-    """One JSON object per event (streaming deltas left out) on stdout."""
+    """One JSON object per event (streaming deltas left out) on stdout, one
+    per line and flushed at once so `jq` can follow a run live. The format
+    is docs/events.md: the ledger's events, with a system prompt written out
+    only the first time it appears."""
 
     def __init__(self, out: TextIO | None = None) -> None:
         self.out = out or sys.stdout
         self._lock = threading.Lock()
+        self._systems_seen: set[str] = set()
 
     def __call__(self, event: ev.Event) -> None:
         if isinstance(event, ev.ModelDelta):
             return
-        line = json.dumps({"event": event.name, "actor": event.actor, **event.payload()}, ensure_ascii=False, default=str)
+        payload = event.payload()
         with self._lock:
+            if isinstance(event, ev.ModelRequest):
+                payload = self._system_by_reference(payload)
+            line = json.dumps({"event": event.name, "actor": event.actor, **payload}, ensure_ascii=False, default=str)
             self.out.write(line + "\n")
             self.out.flush()
+
+    def _system_by_reference(self, payload: dict) -> dict:
+        """Every new agent starts with a system prompt of several KB, most
+        of them the same text: after its first appearance it is named by its
+        SHA-256 (``{"role": "system", "system_sha256": …}``)."""
+        digest = payload.get("system_sha256")
+        if not digest:
+            return payload
+        if digest not in self._systems_seen:
+            self._systems_seen.add(digest)
+            return payload
+        messages = [{"role": "system", "system_sha256": digest} if m.get("role") == "system" else m
+                    for m in payload.get("new_messages", [])]
+        return {**payload, "new_messages": messages}
 
     def final(self, data: dict) -> None:
         with self._lock:

@@ -33,6 +33,7 @@ from paicli_tui.events import (
 from paicli_tui.ledger import Ledger, new_session_id
 from paicli_tui.redaction import Redactor
 from paicli_tui.llm.types import Usage
+from paicli_tui.records.prices import model_price
 
 if TYPE_CHECKING:
     from paicli_tui.plan.model import Plan
@@ -316,7 +317,8 @@ class Session:
         self._run_budget = RunBudget(s.run_max_turns, s.run_max_tokens, s.run_max_seconds)
         limits = {name: getattr(s, name) for name in LIMIT_SETTINGS if getattr(s, name) is not None}
         model = self.client.model
-        prices = {model: s.prices[model].model_dump()} if model in s.prices else {}
+        price = model_price(model, s.prices, s.provider)
+        prices = {model: price.model_dump() if hasattr(price, "model_dump") else dict(price)} if price is not None else {}
         self.bus.publish(RunRequested("session", kind, goal, limits, prices))
         from paicli_tui.mcp.wiring import prepare_run
 
@@ -450,7 +452,7 @@ class Session:
     def _plan_and_review(self, planner, goal, plan, cancel, *, create=None, review: bool = True):
         """Plan (unless a plan was given) and let the person review it.
         Returns the approved plan or a RunOutcome explaining why not."""
-        from paicli_tui.llm.types import ModelError
+        from paicli_tui.llm.types import ModelCancelled, ModelError
         from paicli_tui.plan.parser import PlanError
         from paicli_tui.plan.review import review_loop
 
@@ -458,6 +460,8 @@ class Session:
         if plan is None:
             try:
                 plan = create(goal, cancel) if create else planner.create(goal, cancel=cancel)
+            except ModelCancelled:
+                return RunOutcome(kind, False, "CANCELLED", "cancelled")
             except (PlanError, ModelError) as exc:
                 return RunOutcome(kind, False, "FAILED", f"planning failed: {exc}")
         else:

@@ -383,3 +383,29 @@ def test_team_summary_speaks_of_steps():
 
     plan = Plan([Task("step_1", "a", status=TaskStatus.COMPLETED, result="ok")])
     assert summarize(plan, PlanStatus.COMPLETED).splitlines()[0] == "Team run COMPLETED: 1 step — 1 completed"
+
+
+def test_the_run_answer_is_the_full_result_of_the_plans_ends():
+    long_answer = "## Findings\n\n" + "every word of the conclusion matters " * 40
+    plan = plan_of(("task_1", []), ("task_2", ["task_1"]))
+
+    def runner(task, plan, worker, cancel):
+        return TaskOutcome("completed", result=long_answer if task.id == "task_2" else "notes")
+
+    rec = Recorder(plan)
+    report = PlanExecutor(plan, runner, goal="g", bus=rec.bus).run(threading.Event())
+    (finished,) = rec.names("run_finished")
+    assert finished.answer == report.answer == long_answer.strip()
+    assert "…" in finished.summary  # the summary's preview of task_2 is cut; the answer is not
+
+
+def test_several_ends_are_each_headed_and_a_failed_end_gives_no_answer():
+    plan = plan_of(("task_1", []), ("task_2", []), ("task_3", []))
+
+    def runner(task, plan, worker, cancel):
+        if task.id == "task_3":
+            return TaskOutcome("failed", error="boom")
+        return TaskOutcome("completed", result=f"all of {task.id}")
+
+    report = PlanExecutor(plan, runner, goal="g", bus=Recorder(plan).bus).run(threading.Event())
+    assert report.answer == "**task_1: do task_1**\n\nall of task_1\n\n**task_2: do task_2**\n\nall of task_2"

@@ -46,6 +46,12 @@ def test_collapsed_summary_shows_goal_count_rounds_and_first_round():
     assert "check links" not in out, "the collapsed view shows only the first round"
 
 
+def test_a_team_plan_is_counted_in_steps():
+    team = Plan([Task("step_1", "read", TaskType.FILE_READ), Task("step_2", "write", dependencies=["step_1"])])
+    _, out = review("\n", team)
+    assert "2 steps in 2 parallel rounds" in out and "task" not in out
+
+
 def test_view_prints_the_full_plan_with_dependencies_then_asks_again():
     decision, out = review("/view\ny\n")
     assert decision.action == "run"

@@ -71,7 +71,7 @@ def test_invalid_plan_names_file_step_and_field_then_counts(tmp_path):
     assert result.stdout == b""
     lines = result.stderr.decode("utf-8").splitlines()
     assert len(lines) == 2 and lines[1] == f"paicli: {path}: 1 problem"
-    assert lines[0].startswith(f'paicli: {path}: step 2 (id "b"): dependencies[1]: unknown id "fetchh"')
+    assert lines[0].startswith(f'paicli: {path}: task 2 (id "b"): dependencies[1]: unknown id "fetchh"')
 
 
 def test_every_problem_of_a_plan_file_is_listed_in_document_order(tmp_path):
@@ -83,9 +83,9 @@ def test_every_problem_of_a_plan_file_is_listed_in_document_order(tmp_path):
     result = check(str(path))
     assert result.returncode == 1 and result.stdout == b""
     assert result.stderr.decode("utf-8").splitlines() == [
-        f'paicli: {path}: step 1 (id "a"): dependencies[0]: unknown id "zz"',
-        f'paicli: {path}: step 2 (id "a"): id: repeated: step 1 already has id "a"',
-        f'paicli: {path}: step 2 (id "a"): description: is blank',
+        f'paicli: {path}: task 1 (id "a"): dependencies[0]: unknown id "zz"',
+        f'paicli: {path}: task 2 (id "a"): id: repeated: task 1 already has id "a"',
+        f'paicli: {path}: task 2 (id "a"): description: is blank',
         f"paicli: {path}: 3 problems",
     ]
 
@@ -103,7 +103,7 @@ def test_cycle_from_stdin_is_rejected():
     text = json.dumps({"tasks": [{"id": "a", "description": "x", "dependencies": ["b"]}, {"id": "b", "description": "y", "dependencies": ["a"]}]})
     result = check("-", stdin=text.encode())
     assert result.returncode == 1
-    assert result.stderr.decode("utf-8").splitlines()[0] == 'paicli: <stdin>: step 1 (id "a"): dependencies[0]: dependency cycle "a" → "b" → "a"'
+    assert result.stderr.decode("utf-8").splitlines()[0] == 'paicli: <stdin>: task 1 (id "a"): dependencies[0]: dependency cycle "a" → "b" → "a"'
 
 
 def test_missing_file_and_directory_are_one_line_errors(tmp_path):

@@ -60,13 +60,13 @@ def test_add_dependency_is_idempotent_and_unknown_ids_are_reported(plan_dict):
     assert edits.add_dependency(edited, "task_4", "task_1") == edited
     wrong = edits.add_dependency(plan_dict, "task_4", "task_9")
     [problem] = validate_plan_dict(wrong)
-    assert str(problem) == 'step 4 (id "task_4"): dependencies[0]: unknown id "task_9"'
+    assert str(problem) == 'task 4 (id "task_4"): dependencies[0]: unknown id "task_9"'
 
 
 def test_add_dependency_that_closes_a_cycle_is_named(plan_dict):
     edited = edits.add_dependency(plan_dict, "task_1", "task_3")
     [problem] = validate_plan_dict(edited)
-    assert str(problem) == 'step 1 (id "task_1"): dependencies[0]: dependency cycle "task_1" → "task_3" → "task_2" → "task_1"'
+    assert str(problem) == 'task 1 (id "task_1"): dependencies[0]: dependency cycle "task_1" → "task_3" → "task_2" → "task_1"'
     with pytest.raises(PlanError, match="cycle"):
         plan_from_dict(edited)
 
@@ -139,3 +139,36 @@ def test_steps_key_is_edited_in_place_of_tasks():
     team = {"steps": [{"id": "step_1", "description": "a", "type": "ANALYSIS", "dependencies": []}]}
     edited = edits.add_task(team, "step_1", "b", prefix="step")
     assert [s["id"] for s in edited["steps"]] == ["step_1", "step_2"] and "tasks" not in edited
+
+
+def test_next_free_id_never_reuses_an_id_handed_out_before(plan_dict):
+    without_last = edits.delete_task(plan_dict, "task_4")
+    assert edits.next_free_id(without_last) == "task_4"  # nothing says task_4 ever existed
+    assert edits.next_free_id(without_last, used={"task_4"}) == "task_5"
+    added = edits.add_task(without_last, None, "again", used={"task_1", "task_4"})
+    assert [t["id"] for t in added["tasks"]] == ["task_1", "task_2", "task_3", "task_5"]
+    assert edits.next_free_id({"tasks": [{"id": "step_7"}]}, "step") == "step_8"
+
+
+def test_renumbering_names_only_the_ids_that_change(plan_dict):
+    moved = edits.move_task(edits.add_task(plan_dict, "task_1", "new"), "task_4", -4)
+    before = [t["id"] for t in moved["tasks"]]
+    assert before == ["task_4", "task_1", "task_5", "task_2", "task_3"]
+    after = plan_from_dict(moved).ids
+    assert edits.renumbering(before, after) == [
+        ("task_4", "task_1"), ("task_1", "task_2"), ("task_5", "task_3"), ("task_2", "task_4"), ("task_3", "task_5"),
+    ]
+    assert edits.renumbering(["task_1", "task_2"], ["task_1", "task_2"]) == []
+
+
+def test_plan_from_dict_can_keep_the_written_ids(plan_dict):
+    edited = edits.add_task(plan_dict, "task_1", "look at the logs")
+    edited = edits.add_dependency(edited, "task_2", "task_5")
+    kept = plan_from_dict(edited, renumber=False)
+    assert kept.ids == ["task_1", "task_5", "task_2", "task_3", "task_4"]
+    assert kept.task("task_2").dependencies == ["task_1", "task_5"]
+    run = plan_from_dict(edited)
+    assert run.ids == ["task_1", "task_2", "task_3", "task_4", "task_5"]
+    assert run.task("task_3").dependencies == ["task_1", "task_2"]  # the same tasks, renumbered
+    with pytest.raises(PlanError, match="cycle"):
+        plan_from_dict(edits.add_dependency(edited, "task_1", "task_3"), renumber=False)

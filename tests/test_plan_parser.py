@@ -144,7 +144,7 @@ def test_rule3_duplicate_key_inside_a_step_names_the_step():
     text = '{"steps": [{"id": "a", "description": "x"}, {"id": "b", "description": "y", "description": "z"}]}'
     error = rejected(text)
     assert error.step_index == 1
-    assert str(error) == 'step 2: duplicate key "description"'
+    assert str(error) == 'task 2: duplicate key "description"'
 
 
 def test_rule3_duplicate_key_deep_inside_an_ignored_field():
@@ -268,7 +268,7 @@ def test_rule4_no_non_empty_array_is_rejected(data, detail):
 @pytest.mark.parametrize("entry, got", [(1, "a number"), ("a", "a string"), (None, "null"), ([step("a")], "an array")])
 def test_rule4_every_entry_must_be_an_object(entry, got):
     error = rejected(reply(step("a"), entry))
-    assert str(error) == f"step 2: must be an object, got {got}"
+    assert str(error) == f"task 2: must be an object, got {got}"
     assert error.step_index == 1
 
 
@@ -284,7 +284,7 @@ def test_rule5_blank_id_is_rejected(blank):
 @pytest.mark.parametrize("value, got", [(1, "a number"), (None, "null"), (["a"], "an array"), (True, "a boolean")])
 def test_rule5_id_must_be_a_string(value, got):
     error = rejected(reply(step("a"), step(value)))
-    assert str(error) == f"step 2: id: must be a string, got {got}"
+    assert str(error) == f"task 2: id: must be a string, got {got}"
 
 
 def test_rule5_missing_id_is_rejected():
@@ -300,7 +300,7 @@ def test_rule5_ids_are_compared_exactly_without_trimming_or_case_folding():
 
 def test_rule5_repeated_id_is_rejected_naming_both_steps():
     error = rejected(reply(step("fetch"), step("other"), step("fetch")))
-    assert str(error) == 'step 3 (id "fetch"): id: repeated: step 1 already has id "fetch"'
+    assert str(error) == 'task 3 (id "fetch"): id: repeated: task 1 already has id "fetch"'
 
 
 # --- rule 6: description, type, extra fields --------------------------------
@@ -309,13 +309,13 @@ def test_rule5_repeated_id_is_rejected_naming_both_steps():
 @pytest.mark.parametrize("blank", ["", "   ", "\n\t"])
 def test_rule6_blank_description_is_rejected(blank):
     error = rejected(reply(step("a"), step("b", blank)))
-    assert str(error) == 'step 2 (id "b"): description: is blank'
+    assert str(error) == 'task 2 (id "b"): description: is blank'
 
 
 def test_rule6_missing_or_non_string_description_is_rejected():
     assert rejected(reply({"id": "a"})).field == "description"
     error = rejected(reply(step("a", 7)))
-    assert str(error) == 'step 1 (id "a"): description: must be a string, got a number'
+    assert str(error) == 'task 1 (id "a"): description: must be a string, got a number'
 
 
 @pytest.mark.parametrize("member", list(TaskType))
@@ -340,7 +340,7 @@ def test_rule6_unknown_type_is_analysis_with_a_warning(raw):
 @pytest.mark.parametrize("value, got", [(3, "a number"), (None, "null"), (["COMMAND"], "an array")])
 def test_rule6_non_string_type_is_rejected(value, got):
     error = rejected(reply(step("a", type=value)))
-    assert str(error) == f'step 1 (id "a"): type: must be a string, got {got}'
+    assert str(error) == f'task 1 (id "a"): type: must be a string, got {got}'
 
 
 def test_rule6_unknown_extra_fields_are_ignored():
@@ -368,19 +368,19 @@ def test_rule7_null_dependencies_is_rejected():
 @pytest.mark.parametrize("value, got", [("a", "a string"), ({"a": 1}, "an object"), (1, "a number")])
 def test_rule7_dependencies_must_be_an_array(value, got):
     error = rejected(reply(step("a"), step("b", dependencies=value)))
-    assert str(error) == f'step 2 (id "b"): dependencies: must be an array of ids, got {got}'
+    assert str(error) == f'task 2 (id "b"): dependencies: must be an array of ids, got {got}'
 
 
 @pytest.mark.parametrize("value, got", [(1, "a number"), (None, "null"), (["a"], "an array")])
 def test_rule7_each_dependency_must_be_a_string(value, got):
     error = rejected(reply(step("a"), step("b", dependencies=["a", value])))
-    assert str(error) == f'step 2 (id "b"): dependencies[1]: must be a string, got {got}'
+    assert str(error) == f'task 2 (id "b"): dependencies[1]: must be a string, got {got}'
     assert (error.step_index, error.step_id, error.field) == (1, "b", "dependencies[1]")
 
 
 def test_rule7_unknown_id_is_rejected_and_named():
     error = rejected(reply(step("a"), step("b"), step("fetch", dependencies=["a", "zzz"])))
-    assert str(error) == 'step 3 (id "fetch"): dependencies[1]: unknown id "zzz"'
+    assert str(error) == 'task 3 (id "fetch"): dependencies[1]: unknown id "zzz"'
 
 
 def test_rule7_forward_references_are_fine():
@@ -401,13 +401,13 @@ def test_rule7_repeated_entries_collapse_keeping_the_first():
         ("fetch ", 'did you mean "fetch"'),
         (" FETCH", 'did you mean "fetch"'),
         ("fetchh", 'did you mean "fetch"'),
-        ("task_1", 'step 1 has id "fetch"'),
-        ("step_1", 'step 1 has id "fetch"'),
+        ("task_1", 'task 1 has id "fetch"'),
+        ("step_1", 'task 1 has id "fetch"'),
     ],
 )
 def test_rule7_near_misses_are_never_guessed_only_hinted(written, hint):
     error = rejected(reply(step("fetch"), step("b", dependencies=[written])))
-    assert str(error).startswith(f'step 2 (id "b"): dependencies[0]: unknown id {json.dumps(written)}')
+    assert str(error).startswith(f'task 2 (id "b"): dependencies[0]: unknown id {json.dumps(written)}')
     assert hint in str(error)
 
 
@@ -439,12 +439,12 @@ def test_rule8_renumbering_does_not_confuse_ids_that_already_look_numbered():
 
 def test_rule9_self_dependency_is_a_cycle():
     error = rejected(reply(step("a"), step("b", dependencies=["a", "b"])))
-    assert str(error) == 'step 2 (id "b"): dependencies[1]: depends on itself ("b" → "b")'
+    assert str(error) == 'task 2 (id "b"): dependencies[1]: depends on itself ("b" → "b")'
 
 
 def test_rule9_two_cycle_names_both_ids():
     error = rejected(reply(step("a", dependencies=["b"]), step("b", dependencies=["a"])))
-    assert str(error) == 'step 1 (id "a"): dependencies[0]: dependency cycle "a" → "b" → "a"'
+    assert str(error) == 'task 1 (id "a"): dependencies[0]: dependency cycle "a" → "b" → "a"'
 
 
 def test_rule9_cycle_names_the_ids_in_order():
@@ -462,7 +462,7 @@ def test_rule9_cycle_deep_in_a_200_task_plan_is_named():
     steps[149]["dependencies"].append("s180")  # s150 needs s180, which needs s150 through the chain
     error = rejected(reply(*steps))
     expected = " → ".join(json.dumps(f"s{i}") for i in [150] + list(range(180, 149, -1)))
-    assert str(error) == f'step 150 (id "s150"): dependencies[1]: dependency cycle {expected}'
+    assert str(error) == f'task 150 (id "s150"): dependencies[1]: dependency cycle {expected}'
 
 
 def test_rule9_cycle_in_a_very_long_chain_does_not_hit_the_recursion_limit():
@@ -505,12 +505,12 @@ def test_validate_plan_dict_reports_every_problem_in_document_order():
     data = {"tasks": [step("a", "  "), 5, step("c", dependencies=["a", "nope", None], type=2), step("a")]}
     messages = [str(p) for p in validate_plan_dict(data)]
     assert messages == [
-        'step 1 (id "a"): description: is blank',
-        "step 2: must be an object, got a number",
-        'step 3 (id "c"): type: must be a string, got a number',
-        'step 3 (id "c"): dependencies[1]: unknown id "nope"',
-        'step 3 (id "c"): dependencies[2]: must be a string, got null',
-        'step 4 (id "a"): id: repeated: step 1 already has id "a"',
+        'task 1 (id "a"): description: is blank',
+        "task 2: must be an object, got a number",
+        'task 3 (id "c"): type: must be a string, got a number',
+        'task 3 (id "c"): dependencies[1]: unknown id "nope"',
+        'task 3 (id "c"): dependencies[2]: must be a string, got null',
+        'task 4 (id "a"): id: repeated: task 1 already has id "a"',
     ]
     assert validate_plan_dict({"tasks": [step("a")]}) == []
 
@@ -527,9 +527,21 @@ def test_plan_from_dict_on_a_non_object():
         plan_from_dict([step("a")])  # type: ignore[arg-type]
 
 
+def test_messages_use_the_mode_noun_task_in_plan_and_step_in_team():
+    text = reply(step("a"), step("a"), step("c", dependencies=["step_1"]))
+    assert str(rejected(text, "task")) == 'task 2 (id "a"): id: repeated: task 1 already has id "a"'
+    assert str(rejected(text, "step")) == 'step 2 (id "a"): id: repeated: step 1 already has id "a"'
+    hint = rejected(reply(step("fetch"), step("b", dependencies=["step_1"])), "step")
+    assert str(hint).startswith('step 2 (id "b"): dependencies[0]: unknown id "step_1"')
+    assert 'step 1 has id "fetch"' in str(hint) and "task" not in str(hint)
+    duplicate = '{"steps": [{"id": "a", "description": "x", "description": "y"}]}'
+    assert str(rejected(duplicate, "step")) == 'step 1: duplicate key "description"'
+    assert str(rejected(duplicate, "task")) == 'task 1: duplicate key "description"'
+
+
 def test_plan_error_is_a_value_error_with_location_fields():
     error = rejected(reply(step("a\nb"), step("c", dependencies=["x"])))
     assert isinstance(error, ValueError)
     assert (error.step_index, error.step_position, error.step_id, error.field) == (1, 2, "c", "dependencies[0]")
     error = rejected(reply(step("line\nbreak", " ")))
-    assert str(error) == 'step 1 (id "line\\nbreak"): description: is blank'
+    assert str(error) == 'task 1 (id "line\\nbreak"): description: is blank'

@@ -161,5 +161,35 @@ def test_text_replay_prints_what_the_live_run_printed(tmp_path):
         session.close()
     out, err = io.StringIO(), io.StringIO()
     assert replay_text(session.ledger.path, out, err)
-    assert out.getvalue() == live_out.getvalue() and err.getvalue() == live_err.getvalue()
+    lines = out.getvalue().splitlines(keepends=True)
+    assert lines[0] == "▷ run 1 · react · you: what is in notes.txt?\n" and lines[-1] == "■ run 1 completed\n"
+    assert "".join(lines[1:-1]) == live_out.getvalue() and err.getvalue() == live_err.getvalue()
     assert "→ [react] read_file" in out.getvalue() and "It says alpha, all of it" in out.getvalue()
+
+
+def test_a_text_replay_of_an_app_session_shows_each_input_and_a_plan_cancelled_at_review(tmp_path):
+    from paicli_tui.config import Settings
+    from paicli_tui.llm.scripted import Reply, Script, ScriptedTransport
+    from paicli_tui.plan.review import ReviewDecision
+    from paicli_tui.session import Session
+    from paicli_tui.tools.approval import AutoApprover
+
+    class Cancels:
+        def review(self, plan, goal):
+            return ReviewDecision("cancel")
+
+    settings = Settings(provider="custom", base_url="http://scripted.invalid/v1", model="m", max_retries=0)
+    script = Script({"react": [Reply(content="hello back")],
+                     "planner": [Reply(content='{"tasks": [{"id": "a", "description": "x", "dependencies": []}]}')]})
+    session = Session(settings, tmp_path, approver=AutoApprover(), transport=ScriptedTransport(script),
+                      plan_reviewer=Cancels())
+    try:
+        session.start_react("say hello\nand wave").result(timeout=20)
+        session.start_plan("make a plan").result(timeout=20)
+    finally:
+        session.close()
+    out = io.StringIO()
+    replay_text(session.ledger.path, out, io.StringIO())
+    marks = [line for line in out.getvalue().splitlines() if line.startswith(("▷", "■", "  and"))]
+    assert marks == ["▷ run 1 · react · you: say hello", "  and wave", "■ run 1 completed",
+                     "▷ run 2 · plan · you: make a plan", "■ run 2 cancelled at review: the plan never ran"]

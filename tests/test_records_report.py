@@ -66,3 +66,31 @@ def test_an_unfinished_run_says_so(tmp_path):
     path.write_text("".join(lines[:cut]), encoding="utf-8")
     (report,) = session_reports(path)
     assert report["exit_code"] is None and report["exit_reason"].startswith("unfinished")
+
+
+def test_text_report_has_a_row_per_step_a_lane_per_worker_and_every_result(tmp_path):
+    from paicli_tui.records.report_text import render_text
+
+    (report,) = session_reports(team_with_retry(tmp_path))
+    out = render_text([report])
+    header = next(i for i, line in enumerate(out) if line.startswith("TASK "))
+    rows = {line.split()[0]: line.split() for line in out[header + 1:header + 4]}
+    assert set(rows) == {"step_1", "step_2", "step_3"}
+    assert rows["step_1"][1:5] == ["completed", rows["step_1"][2], "2", "✗"] and rows["step_1"][5] == "✓"
+    lanes = [line for line in out if "│" in line]
+    assert sorted(line.split()[0] for line in lanes) == ["worker-1", "worker-2"]
+    for task in report["tasks"]:
+        at = out.index(f"── {task['id']} ──")
+        assert out[at + 1:at + 1 + len(task["result"].splitlines())] == task["result"].rstrip().splitlines()
+
+
+def test_markdown_report_is_a_table_a_timeline_and_folded_results(tmp_path):
+    from paicli_tui.records.report_text import render_markdown
+
+    (report,) = session_reports(team_with_retry(tmp_path))
+    text = render_markdown([report])
+    lines = text.splitlines()
+    table = [line for line in lines if line.startswith("| step_")]
+    assert len(table) == 3 and all(line.count(" | ") == 8 for line in table)
+    assert "```text" in lines and text.count("<details>") == 3 + bool(report["answer"])
+    assert ("<details><summary>answer</summary>" in text) == bool(report["answer"])

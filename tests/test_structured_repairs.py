@@ -26,7 +26,7 @@ BAD_DEPENDENCY = json.dumps({"summary": "s", "steps": [
     {"id": "a", "description": "one", "dependencies": []},
     {"id": "b", "description": "two", "dependencies": ["c"]},
 ]})
-BAD_DEPENDENCY_ERROR = 'step 2 (id "b"): dependencies[0]: unknown id "c"'
+BAD_DEPENDENCY_ERROR = 'task 2 (id "b"): dependencies[0]: unknown id "c"'
 
 
 def run(tmp_path, kind: str, script: Script, goal: str = "the goal", **settings):

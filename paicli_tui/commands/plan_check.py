@@ -9,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-from paicli_tui.plan.parser import plan_from_dict, validate_plan_dict
+from paicli_tui.plan.parser import noun_of, plan_from_dict, validate_plan_dict
 from paicli_tui.plan.strict_json import StrictJsonError, format_path, read_json_object
 
 
@@ -55,7 +55,7 @@ def main(args: argparse.Namespace) -> int:
     plan = plan_from_dict(data, prefix)
     for index, task in enumerate(plan.tasks):
         if task.type_warning:
-            where = f"step {index + 1} (id {json.dumps(task.original_id, ensure_ascii=False)})"
+            where = f"{noun_of(prefix)} {index + 1} (id {json.dumps(task.original_id, ensure_ascii=False)})"
             print(f"paicli: {name}: warning: {where}: type: {task.type_warning}", file=sys.stderr)
     report = {
         "summary": plan.summary,

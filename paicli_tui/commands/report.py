@@ -1,5 +1,7 @@
-"""`paicli report SESSION`: the JSON report of each run in a past session
-(one JSON object per line; a `paicli run` session has exactly one)."""
+"""`paicli report SESSION [--json | --markdown]`: each run of a past session
+as a table with totals, the schedule, a timeline and every task's result;
+``--json`` one JSON object per run and line (a `paicli run` session has
+exactly one), ``--markdown`` the table as a Markdown document."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import sys
 from paicli_tui.commands.common import fail
 from paicli_tui.config import ConfigError, load_settings
 from paicli_tui.records.report import session_reports
+from paicli_tui.records.report_text import render_markdown, render_text
 from paicli_tui.records.sessions import SessionNotFound, resolve_session
 
 
@@ -34,6 +37,12 @@ def main(args: argparse.Namespace) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     if not reports:
         return fail(f"{path}: no run recorded in this ledger", 1)
-    for report in reports:
-        print(json.dumps(report, ensure_ascii=False, default=str))
+    if getattr(args, "json", False):
+        for report in reports:
+            print(json.dumps(report, ensure_ascii=False, default=str))
+    elif getattr(args, "markdown", False):
+        sys.stdout.write(render_markdown(reports))
+    else:
+        for line in render_text(reports):
+            print(line)
     return 0

@@ -128,12 +128,16 @@ def _run(args, settings, workspace, goal, plan, out, err, shutdown: SignalShutdo
         print(f"stopped: {shutdown.reason}; run record: {session.ledger.path}", file=err)
         return shutdown.exit_code
     if outcome is None:
-        print(f"interrupted; run record: {session.ledger.path}", file=err)
+        print(f"cancelled (interrupted); run record: {session.ledger.path}", file=err)
         return 130
     if not outcome.ok and not isinstance(printer, JsonPrinter):
         # One line on why the exit code is 1; a run's summary is on stdout already.
         lines = outcome.text.strip().splitlines()
-        print(f"paicli: {outcome.kind} {outcome.status}" + (f": {lines[0]}" if lines else ""), file=err)
+        if outcome.status.lower() == "cancelled":
+            detail = lines[0] if lines and lines[0] != "cancelled" else ""
+            print("paicli: cancelled" + (f": {detail}" if detail else ""), file=err)
+        else:
+            print(f"paicli: {outcome.kind} {outcome.status}" + (f": {lines[0]}" if lines else ""), file=err)
     return 0 if outcome.ok else 1
 
 

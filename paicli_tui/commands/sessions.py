@@ -1,4 +1,6 @@
-"""`paicli sessions [--json]`: past runs, newest first."""
+"""`paicli sessions [--all] [--json]`: past runs, newest session first, one
+row per run under its session. Launches of the app that ran nothing are
+left out unless ``--all``."""
 
 from __future__ import annotations
 
@@ -6,7 +8,7 @@ import argparse
 import json
 import sys
 
-from paicli_tui.records.sessions import list_sessions
+from paicli_tui.records.sessions import SessionSummary, list_sessions
 
 _GOAL_CHARS = 60
 
@@ -16,17 +18,40 @@ def _cut(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+def _rows(sessions: list[SessionSummary]) -> list[tuple[str, ...]]:
+    """A session of one run is one row; a session of several (the app) is a
+    row of its own with each run indented under it."""
+    rows: list[tuple[str, ...]] = [("SESSION", "TIME", "MODE", "OUTCOME", "TOKENS", "GOAL")]
+    for s in sessions:
+        if len(s.runs) == 1:
+            (run,) = s.runs
+            rows.append((s.session, s.when, run.kind, run.outcome, f"{run.tokens:,}", _cut(run.goal, _GOAL_CHARS)))
+            continue
+        rows.append((s.session, s.when, "", "", f"{s.tokens:,}", f"{len(s.runs)} runs" if s.runs else "(no run)"))
+        for run in s.runs:
+            same_day = run.when[:10] == s.when[:10]
+            rows.append((f"  run {run.index}", run.when[11:] if same_day else run.when, run.kind, run.outcome,
+                         f"{run.tokens:,}", _cut(run.goal, _GOAL_CHARS)))
+    return rows
+
+
 def main(args: argparse.Namespace) -> int:
-    sessions = list_sessions()
+    every = list_sessions()
+    shown = every if getattr(args, "all", False) else [s for s in every if s.runs]
+    hidden = len(every) - len(shown)
     if getattr(args, "json", False):
-        print(json.dumps([s.to_dict() for s in sessions], ensure_ascii=False))
+        print(json.dumps([s.to_dict() for s in shown], ensure_ascii=False))
         return 0
-    if not sessions:
-        print("no past runs yet", file=sys.stderr)
+    if not shown:
+        print("no past runs yet" + (f" ({hidden} launch{'es' if hidden != 1 else ''} with no run: --all shows them)"
+                                    if hidden else ""), file=sys.stderr)
         return 0
-    rows = [("SESSION", "TIME", "MODE", "OUTCOME", "TOKENS", "GOAL")]
-    rows += [(s.session, s.when, s.mode, s.outcome, str(s.tokens), _cut(s.goal, _GOAL_CHARS)) for s in sessions]
+    rows = _rows(shown)
     widths = [max(len(row[i]) for row in rows) for i in range(5)]
     for row in rows:
-        print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:5])) + "  " + row[5])
+        cells = [cell.rjust(widths[i]) if i == 4 else cell.ljust(widths[i]) for i, cell in enumerate(row[:5])]
+        print(("  ".join(cells) + "  " + row[5]).rstrip())
+    if hidden:
+        print(f"({hidden} launch{'es' if hidden != 1 else ''} of the app with no run hidden: --all shows them)",
+              file=sys.stderr)
     return 0

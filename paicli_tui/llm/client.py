@@ -43,6 +43,7 @@ from paicli_tui.llm.types import (
     ChatResult,
     Delta,
     DeltaCallback,
+    CANCELLED_MESSAGE,
     ModelCancelled,
     ModelConnectionError,
     ModelDeadlineError,
@@ -207,7 +208,7 @@ class ChatClient:
         while True:
             try:
                 if cancel is not None and cancel.is_set():
-                    raise ModelCancelled(f"call to {self.base_url} cancelled")
+                    raise ModelCancelled(CANCELLED_MESSAGE)
                 if deadline is not None and time.monotonic() >= deadline:
                     raise self._reader.deadline_passed()
                 result = self._attempt(payload, headers, stream, cancel, emit, deadline)
@@ -279,7 +280,7 @@ class ChatClient:
             error.args = (f"{error} (a retry was due in {delay:.1f} s)",)
             return error
         if _wait_cancelled(delay, cancel):
-            return ModelCancelled(f"call to {self.base_url} cancelled")
+            return ModelCancelled(CANCELLED_MESSAGE)
         return None
 
     def _attempt(
@@ -302,7 +303,7 @@ class ChatClient:
                 if self._tracking is None:
                     watch.fallback = response.close
                 if cancel is not None and cancel.is_set():
-                    raise ModelCancelled(f"call to {self.base_url} cancelled")
+                    raise ModelCancelled(CANCELLED_MESSAGE)
                 if not 200 <= response.status_code < 300:
                     raise reader.status_error(
                         response, cancel, deadline, key_sent=self._api_key is not None, key_env=self.api_key_env
@@ -347,7 +348,12 @@ class ChatClient:
         )
 
     def _publish_error(self, agent: str, call_id: str, error: ModelError) -> None:
-        if self.bus is not None:
+        if self.bus is None:
+            return
+        if isinstance(error, ModelCancelled):
+            # The person stopped it: an outcome of its own, not a failure.
+            self.bus.publish(ev.ModelCallCancelled(actor=agent, call_id=call_id))
+        else:
             self.bus.publish(ev.ModelError(actor=agent, call_id=call_id, kind=error.kind, message=str(error)))
 
     def _scrubbed(self, error: ModelError) -> ModelError:

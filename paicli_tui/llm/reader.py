@@ -18,6 +18,7 @@ from paicli_tui.llm.types import (
     ChatResult,
     Delta,
     ModelAuthError,
+    CANCELLED_MESSAGE,
     ModelCancelled,
     ModelConnectionError,
     ModelDeadlineError,
@@ -65,7 +66,7 @@ class ReplyReader:
         self.read_timeout = read_timeout
 
     def cancelled(self) -> ModelCancelled:
-        return ModelCancelled(f"call to {self.base_url} cancelled")
+        return ModelCancelled(CANCELLED_MESSAGE)
 
     def deadline_passed(self) -> ModelDeadlineError:
         return ModelDeadlineError(f"call to {self.base_url} stopped: its time budget ran out")

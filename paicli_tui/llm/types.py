@@ -43,6 +43,13 @@ class Usage:
             self.cached_tokens + other.cached_tokens,
         )
 
+    def __sub__(self, other: "Usage") -> "Usage":
+        return Usage(
+            self.prompt_tokens - other.prompt_tokens,
+            self.completion_tokens - other.completion_tokens,
+            self.cached_tokens - other.cached_tokens,
+        )
+
     @property
     def total(self) -> int:
         return self.prompt_tokens + self.completion_tokens
@@ -117,7 +124,15 @@ class ModelResponseError(ModelError):
     kind = "response"
 
 
+#: What a cancelled call says: the person stopped it, nothing failed, and
+#: no endpoint is worth naming.
+CANCELLED_MESSAGE = "model call cancelled"
+
+
 class ModelCancelled(ModelError):
+    """The caller's cancel Event was set (Esc, Ctrl+C, a signal). Published
+    as ``model_cancelled``, never as a ``model_error``."""
+
     kind = "cancelled"
 
 

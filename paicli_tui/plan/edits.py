@@ -5,15 +5,19 @@ type, dependencies}]}``, usually ``Plan.to_dict()``) and returns a NEW dict;
 the input is never changed. Edits do not validate: the screen runs
 ``validate_plan_dict`` on the result, so an edit that breaks a rule (an
 unknown id, a cycle) is shown next to the task instead of being refused.
+Edits never renumber: the ids a person reads while editing keep meaning the
+same tasks; the plan is renumbered once, when it runs (``renumbering`` says
+which ids that changes).
 """
 
 from __future__ import annotations
 
 import copy
-from typing import Any
+import re
+from typing import Any, Iterable
 
 from paicli_tui.plan.model import TaskType
-from paicli_tui.plan.parser import PlanError, quote
+from paicli_tui.plan.parser import PlanError, noun_of, quote
 from paicli_tui.plan.schema import entries_key
 
 
@@ -72,12 +76,17 @@ def remove_dependency(plan_dict: dict, task_id: str, dependency_id: str) -> dict
     return edited
 
 
-def next_free_id(plan_dict: dict, prefix: str = "task") -> str:
-    """``{prefix}_N`` with the smallest N above the task count that no task uses."""
+def next_free_id(plan_dict: dict, prefix: str = "task", used: Iterable[str] = ()) -> str:
+    """``{prefix}_N`` one above the highest N any task has — or had: ``used``
+    names ids handed out earlier (a deleted task's id is never reused, so a
+    person's "task_4" always means one task) — and above the task count."""
     key = entries_key(plan_dict) or "tasks"
     tasks = plan_dict.get(key) or []
-    taken = {task.get("id") for task in tasks if isinstance(task, dict)}
-    number = len(tasks) + 1
+    ids = [task.get("id") for task in tasks if isinstance(task, dict)] + list(used)
+    pattern = re.compile(rf"{re.escape(prefix)}_(\d+)")
+    numbers = [int(found.group(1)) for tid in ids if isinstance(tid, str) and (found := pattern.fullmatch(tid))]
+    number = max([len(tasks), *numbers]) + 1
+    taken = set(ids)
     while f"{prefix}_{number}" in taken:
         number += 1
     return f"{prefix}_{number}"
@@ -89,12 +98,13 @@ def add_task(
     description: str,
     type: str | TaskType = TaskType.ANALYSIS,  # noqa: A002 - the plan field's name
     prefix: str = "task",
+    used: Iterable[str] = (),
 ) -> dict:
     """Insert a task with no dependencies after ``after_id`` (at the end when
-    None); its id is ``next_free_id``."""
+    None); its id is ``next_free_id`` (never one in ``used``). Other ids stay."""
     edited, tasks = _copy(plan_dict)
     new_task = {
-        "id": next_free_id(plan_dict, prefix),
+        "id": next_free_id(plan_dict, prefix, used),
         "description": description,
         "type": _type_value(type),
         "dependencies": [],
@@ -124,6 +134,12 @@ def move_task(plan_dict: dict, task_id: str, offset: int) -> dict:
     return edited
 
 
+def renumbering(before: list[str], after: list[str]) -> list[tuple[str, str]]:
+    """(shown id, id it runs as) for each task whose id changes, in array
+    order: ``before`` the ids being edited, ``after`` the renumbered ones."""
+    return [(old, new) for old, new in zip(before, after) if old != new]
+
+
 def renumber(plan_dict: dict, prefix: str = "task") -> dict:
     """Re-derive ``{prefix}_1…N`` in array order and rewrite dependencies.
 
@@ -137,7 +153,9 @@ def renumber(plan_dict: dict, prefix: str = "task") -> dict:
         old_id = task.get("id")
         if isinstance(old_id, str):
             if old_id in mapping:
-                raise PlanError("repeated; cannot renumber", step_index=index, step_id=old_id, field="id")
+                raise PlanError(
+                    "repeated; cannot renumber", step_index=index, step_id=old_id, field="id", noun=noun_of(prefix)
+                )
             mapping[old_id] = f"{prefix}_{index + 1}"
     new_ids = {f"{prefix}_{index + 1}" for index in range(len(tasks))}
     for index, task in enumerate(tasks):
@@ -150,6 +168,7 @@ def renumber(plan_dict: dict, prefix: str = "task") -> dict:
                         step_index=index,
                         step_id=task.get("id") if isinstance(task.get("id"), str) else None,
                         field=f"dependencies[{position}]",
+                        noun=noun_of(prefix),
                     )
             task["dependencies"] = [mapping.get(dep, dep) if isinstance(dep, str) else dep for dep in deps]
     for index, task in enumerate(tasks):

@@ -39,7 +39,7 @@ from paicli_tui.events import (
 from paicli_tui.llm.types import ModelCancelled
 from paicli_tui.plan.model import Plan, PlanStatus, Task, TaskStatus
 from paicli_tui.plan.scheduler import POLICIES, Scheduler, make_scheduler
-from paicli_tui.plan.summary import counts, earlier_versions, summarize
+from paicli_tui.plan.summary import counts, earlier_versions, final_answer, summarize
 
 REPLAN_BELOW_PROGRESS = 0.5
 # How often the thread that called ``run`` looks at the cancel flag while it waits.
@@ -74,6 +74,8 @@ class ExecutionReport:
     history: list[Plan]
     summary: str
     error: str = ""
+    #: The run's answer in full (summary.final_answer), "" when none completed.
+    answer: str = ""
 
 
 @dataclass
@@ -432,8 +434,9 @@ class PlanExecutor:
         text = summarize(plan, status, replans=replans, note=error)
         if len(history) > 1:
             text += "\n" + earlier_versions(history[:-1])
-        self._publish(RunFinished(self._actor, status.value, text, counts(plan)))
-        return ExecutionReport(plan, status, replans, history, text.rstrip(), error)
+        answer = final_answer(plan)
+        self._publish(RunFinished(self._actor, status.value, text, counts(plan), answer))
+        return ExecutionReport(plan, status, replans, history, text.rstrip(), error, answer)
 
     def _publish(self, event: Event) -> None:
         if self._bus is not None:

@@ -30,7 +30,7 @@ def near_match_hint(unknown: str, written_ids: list[str | None], prefix: str) ->
         if 1 <= position <= len(written_ids) and written_ids[position - 1] is not None:
             return (
                 f"; dependencies name the planner's own ids, not renumbered ones"
-                f" (step {position} has id {_quote(written_ids[position - 1])})"
+                f" ({'task' if prefix == 'task' else 'step'} {position} has id {_quote(written_ids[position - 1])})"
             )
         return ""  # "task_9" vs "task_4" is a different number, not a typo
     close = difflib.get_close_matches(unknown, known, n=1, cutoff=0.8)

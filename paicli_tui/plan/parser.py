@@ -24,6 +24,11 @@ _TYPE_NAMES = {member.value for member in TaskType}
 _MAX_QUOTED = 80
 
 
+def noun_of(prefix: str) -> str:
+    """The word messages use for one entry: "task" in /plan, "step" in /team."""
+    return "task" if prefix == "task" else "step"
+
+
 def quote(value: str) -> str:
     """A JSON-quoted id for messages: one line, long ones shortened."""
     if len(value) > _MAX_QUOTED:
@@ -35,8 +40,9 @@ class PlanError(ValueError):
     """A plan that breaks a P-3.2 rule.
 
     ``step_index`` is the 0-based position in the task array (the message
-    says ``step N`` with N = step_index + 1), ``step_id`` the id the planner
-    wrote (when it is a string), ``field`` e.g. ``dependencies[1]``.
+    says ``task N`` or ``step N`` with N = step_index + 1: ``noun`` is the
+    mode's word, "task" for /plan and "step" for /team), ``step_id`` the id
+    the planner wrote (when it is a string), ``field`` e.g. ``dependencies[1]``.
     """
 
     def __init__(
@@ -46,14 +52,16 @@ class PlanError(ValueError):
         step_index: int | None = None,
         step_id: str | None = None,
         field: str | None = None,
+        noun: str = "step",
     ) -> None:
         self.detail = detail
         self.step_index = step_index
         self.step_id = step_id
         self.field = field
+        self.noun = noun
         parts = []
         if step_index is not None:
-            parts.append(f"step {step_index + 1}" + (f" (id {quote(step_id)})" if step_id is not None else ""))
+            parts.append(f"{noun} {step_index + 1}" + (f" (id {quote(step_id)})" if step_id is not None else ""))
         if field:
             parts.append(field)
         parts.append(detail)
@@ -90,13 +98,17 @@ def parse_plan(reply: str, id_prefix: str = "task") -> Plan:
     try:
         data = read_json_object(reply, "plan reply")
     except StrictJsonError as exc:
-        raise _from_strict_error(exc) from None
+        raise _from_strict_error(exc, noun_of(id_prefix)) from None
     return plan_from_dict(data, id_prefix)
 
 
-def plan_from_dict(data: dict, id_prefix: str = "task") -> Plan:
-    """Rules 4–9 on an already-parsed object; raise the first problem."""
-    problems, plan = _check(data, id_prefix)
+def plan_from_dict(data: dict, id_prefix: str = "task", *, renumber: bool = True) -> Plan:
+    """Rules 4–9 on an already-parsed object; raise the first problem.
+
+    ``renumber=False`` keeps the written ids (rule 8 skipped): the review
+    screen sends a hand-edited plan to the planner with the ids the person
+    saw; a plan that runs is always renumbered."""
+    problems, plan = _check(data, id_prefix, renumber)
     if problems:
         raise problems[0]
     assert plan is not None
@@ -108,28 +120,29 @@ def validate_plan_dict(data: dict, id_prefix: str = "task") -> list[PlanError]:
     return _check(data, id_prefix)[0]
 
 
-def _from_strict_error(exc: StrictJsonError) -> PlanError:
+def _from_strict_error(exc: StrictJsonError, noun: str) -> PlanError:
     path = exc.path
     if len(path) >= 2 and path[0] in ("steps", "tasks") and isinstance(path[1], int):
         field = format_path(path[2:]) if len(path) > 2 else None
-        return PlanError(exc.detail, step_index=path[1], field=field)
+        return PlanError(exc.detail, step_index=path[1], field=field, noun=noun)
     return PlanError(str(exc))
 
 
-def _check(data: Any, prefix: str) -> tuple[list[PlanError], Plan | None]:
+def _check(data: Any, prefix: str, renumber: bool = True) -> tuple[list[PlanError], Plan | None]:
     schema_errors = list(PLAN_VALIDATOR.iter_errors(data))
     key = entries_key(data) if isinstance(data, dict) else None
     if key is None or any(len(error.absolute_path) < 2 for error in schema_errors):
         return [_root_problem(data)], None
     entries: list = data[key]
+    noun = noun_of(prefix)
     problems: list[PlanError] = []
     for error in schema_errors:
-        problems.extend(_schema_problems(error, entries))
+        problems.extend(_schema_problems(error, entries, noun))
 
     def problem(index: int, field: str, detail: str) -> PlanError:
-        return PlanError(detail, step_index=index, step_id=_written_id(entries[index]), field=field)
+        return PlanError(detail, step_index=index, step_id=_written_id(entries[index]), field=field, noun=noun)
 
-    first_position = _declared_ids(entries, problem, problems)
+    first_position = _declared_ids(entries, problem, problems, noun)
 
     edges: list[list[int]] = [[] for _ in entries]
     dep_fields: list[dict[int, str]] = [{} for _ in entries]
@@ -171,12 +184,13 @@ def _check(data: Any, prefix: str) -> tuple[list[PlanError], Plan | None]:
 
     if problems:
         return _in_document_order(problems), None
+    ids = [f"{prefix}_{index + 1}" for index in range(len(entries))] if renumber else written_ids
     tasks = [
         Task(
-            id=f"{prefix}_{index + 1}",
+            id=ids[index],
             description=entry["description"],
             type=types[index],
-            dependencies=[f"{prefix}_{target + 1}" for target in edges[index]],
+            dependencies=[ids[target] for target in edges[index]],
             original_id=entry["id"],
             type_warning=warnings[index],
         )
@@ -186,7 +200,7 @@ def _check(data: Any, prefix: str) -> tuple[list[PlanError], Plan | None]:
     return [], Plan(tasks=tasks, summary=summary if isinstance(summary, str) else "")
 
 
-def _declared_ids(entries: list, problem, problems: list[PlanError]) -> dict[str, int]:
+def _declared_ids(entries: list, problem, problems: list[PlanError], noun: str) -> dict[str, int]:
     """Rule 5: id → position of its first declaration; blank and repeated
     ids are recorded as problems."""
     first_position: dict[str, int] = {}
@@ -198,7 +212,7 @@ def _declared_ids(entries: list, problem, problems: list[PlanError]) -> dict[str
             problems.append(problem(index, "id", "is blank"))
         if task_id in first_position:
             earlier = first_position[task_id]
-            problems.append(problem(index, "id", f"repeated: step {earlier + 1} already has id {quote(task_id)}"))
+            problems.append(problem(index, "id", f"repeated: {noun} {earlier + 1} already has id {quote(task_id)}"))
         else:
             first_position[task_id] = index
     return first_position
@@ -241,14 +255,14 @@ def _root_problem(data: Any) -> PlanError:
     )
 
 
-def _schema_problems(error: ValidationError, entries: list) -> list[PlanError]:
+def _schema_problems(error: ValidationError, entries: list, noun: str) -> list[PlanError]:
     path = list(error.absolute_path)
     index = path[1]
     entry = entries[index]
     step_id = _written_id(entry)
 
     def made(field: str | None, detail: str) -> PlanError:
-        return PlanError(detail, step_index=index, step_id=step_id, field=field)
+        return PlanError(detail, step_index=index, step_id=step_id, field=field, noun=noun)
 
     if len(path) == 2 and error.validator == "required":
         missing = [name for name in error.validator_value if name not in entry]

@@ -28,6 +28,9 @@ class ReviewDecision:
     amendment: str = ""
     #: A hand-edited plan to run instead of the one reviewed (UI review only).
     plan: Plan | None = None
+    #: (id the person saw, id it runs as) for each id that running renumbered
+    #: (hand edits keep ids stable until then), for a run screen to show.
+    renumbered: tuple[tuple[str, str], ...] = ()
 
 
 class PlanReviewer(Protocol):
@@ -39,12 +42,15 @@ class Reviser(Protocol):
 
 
 def collapsed_summary(plan: Plan, goal: str) -> str:
-    """Goal, task count, number of parallel rounds and the first round."""
+    """Goal, task count ("steps" for a team plan), number of parallel rounds
+    and the first round."""
     rounds = plan.batches()
+    noun = "step" if plan.tasks and all(task.id.startswith("step_") for task in plan.tasks) else "task"
     lines = [f"Goal: {goal}"]
     if plan.summary:
         lines.append(f"Plan: {plan.summary}")
-    lines.append(f"{len(plan.tasks)} task{'s' if len(plan.tasks) != 1 else ''} in {len(rounds)} parallel round{'s' if len(rounds) != 1 else ''}")
+    count = f"{len(plan.tasks)} {noun}{'s' if len(plan.tasks) != 1 else ''}"
+    lines.append(f"{count} in {len(rounds)} parallel round{'s' if len(rounds) != 1 else ''}")
     if rounds:
         lines.append("First round:")
         lines.extend(f"  {tid} [{plan.task(tid).type.value}] {plan.task(tid).description}" for tid in rounds[0])

@@ -3,7 +3,8 @@
 One header line with the counts, then one line per task: completed first,
 then failures, blocked and skipped tasks, each group in topological order.
 Results are cut to a one-line preview; the full text stays in the task (and
-in the ledger).
+in the ledger). The run's answer (``final_answer``) is never cut: it is what
+the person asked for.
 """
 
 from __future__ import annotations
@@ -92,3 +93,18 @@ def earlier_versions(history: Sequence[Plan]) -> str:
             lines.append(f"Plan version {version} (replaced by a replan):")
             lines.extend("  " + task_line(task) for task in done)
     return "\n".join(lines)
+
+
+def final_answer(plan: Plan) -> str:
+    """The run's answer in full: the result of each completed task that no
+    other task depends on (the plan's ends), in topological order. Several
+    ends are each headed by their id and description."""
+    ends = [
+        plan.task(task_id)
+        for task_id in plan.topological_order()
+        if not plan.dependents(task_id) and plan.task(task_id).status is TaskStatus.COMPLETED
+    ]
+    ends = [task for task in ends if task.result.strip()]
+    if len(ends) == 1:
+        return ends[0].result.strip()
+    return "\n\n".join(f"**{task.id}: {task.description}**\n\n{task.result.strip()}" for task in ends)

@@ -34,6 +34,7 @@ def task_entry(task: TaskRecord) -> dict:
         "started": _round(task.started),
         "finished": _round(task.finished),
         "worker": task.worker,
+        "result": task.result,
         "error": task.error,
     }
 
@@ -59,6 +60,14 @@ def exit_reason(record: RunRecord) -> str:
     if not_done:
         return "not every task completed: " + ", ".join(f"{t.id} {t.status}" for t in not_done)
     return str(outcome.get("text") or outcome.get("status") or "failed")
+
+
+def _answer(record: RunRecord, outcome: Mapping[str, Any]) -> str:
+    """The run's answer in full: a ReAct turn's final text, a plan's or
+    team's run_finished answer."""
+    if record.kind == "react":
+        return str(outcome.get("text", "")) if outcome.get("status") in ("final", "partial") else ""
+    return str((record.finished or {}).get("answer", ""))
 
 
 def run_report(record: RunRecord, *, session: str = "", ledger: str = "") -> dict:
@@ -93,6 +102,7 @@ def run_report(record: RunRecord, *, session: str = "", ledger: str = "") -> dic
             for name, spent in record.agents.items()
         },
         "summary": (record.finished or {}).get("summary", ""),
+        "answer": _answer(record, outcome),
         "totals": {
             "tasks": counts,
             "tokens": totals.to_dict(),

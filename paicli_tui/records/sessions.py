@@ -32,53 +32,103 @@ def resolve_session(spec: str) -> Path:
     raise SessionNotFound(f"no session {spec!r} in {ledger_dir()} (see `paicli sessions`)")
 
 
-@dataclass(frozen=True)
-class SessionSummary:
-    session: str
-    path: str
-    started: float  # epoch seconds of the first line (file mtime if none)
-    mode: str
+#: One outcome vocabulary for every kind of run: a ReAct run's ``final``
+#: and a plan's ``COMPLETED`` are both ``completed``.
+OUTCOME_WORDS = {"final": "completed", "completed": "completed", "partial": "partial", "failed": "failed",
+                 "cancelled": "cancelled", "blocked": "failed"}
+
+
+def outcome_word(status: str) -> str:
+    return OUTCOME_WORDS.get(status.strip().lower(), status.strip().lower() or "unfinished")
+
+
+def _clock(epoch: float, fmt: str = "%Y-%m-%d %H:%M") -> str:
+    return time.strftime(fmt, time.localtime(epoch))
+
+
+@dataclass
+class RunSummary:
+    """One run of a session: what was asked, how it ended, what it cost."""
+
+    index: int
+    started: float
+    kind: str
     goal: str
-    outcome: str
-    tokens: int
-    runs: int
+    outcome: str = "unfinished"
+    tokens: int = 0
 
     @property
     def when(self) -> str:
-        return time.strftime("%Y-%m-%d %H:%M", time.localtime(self.started))
+        return _clock(self.started)
 
     def to_dict(self) -> dict:
         return {**asdict(self), "time": self.when}
 
 
+@dataclass(frozen=True)
+class SessionSummary:
+    session: str
+    path: str
+    started: float  # epoch seconds of the first line (file mtime if none)
+    mode: str  # the first run's kind
+    goal: str  # the first run's goal
+    outcome: str  # the last run's outcome
+    tokens: int
+    runs: tuple[RunSummary, ...] = ()
+
+    @property
+    def when(self) -> str:
+        return _clock(self.started)
+
+    def to_dict(self) -> dict:
+        data = {k: v for k, v in asdict(self).items() if k != "runs"}
+        return {**data, "time": self.when, "run_count": len(self.runs), "runs": [run.to_dict() for run in self.runs]}
+
+
 def summarize_session(path: Path) -> SessionSummary:
-    """One pass over a ledger: the first run's goal and mode, the last run's
-    outcome, tokens over every call."""
+    """One pass over a ledger: each run's goal, kind, outcome and tokens."""
     started: float | None = None
-    mode = goal = outcome = ""
-    tokens = runs = 0
+    runs: list[RunSummary] = []
+    tokens = 0
+    legacy_goal = legacy_mode = legacy_outcome = ""
     for line in read_ledger(path):
         data = line.data
-        if started is None and isinstance(data.get("ts"), (int, float)):
-            started = float(data["ts"])
+        ts = data.get("ts") if isinstance(data.get("ts"), (int, float)) else None
+        if started is None and ts is not None:
+            started = float(ts)
         payload = line.payload if isinstance(line.payload, dict) else {}
+        current = runs[-1] if runs else None
         if line.event == "run_requested":
-            runs += 1
-            if not goal:
-                goal, mode = str(payload.get("goal", "")), str(payload.get("kind", ""))
-        elif line.event == "plan_version" and not goal:
-            goal = str(payload.get("goal", ""))
+            runs.append(RunSummary(len(runs) + 1, float(ts or started or 0.0), str(payload.get("kind", "")),
+                                   str(payload.get("goal", ""))))
+        elif line.event == "plan_version" and not legacy_goal:
+            legacy_goal = str(payload.get("goal", ""))
         elif line.event == "model_response":
-            tokens += int(payload.get("prompt_tokens") or 0) + int(payload.get("completion_tokens") or 0)
+            used = int(payload.get("prompt_tokens") or 0) + int(payload.get("completion_tokens") or 0)
+            tokens += used
+            if current is not None:
+                current.tokens += used
         elif line.event == "run_outcome":
-            outcome = str(payload.get("status", ""))
-        elif line.event == "run_finished" and not outcome:
-            outcome = str(payload.get("status", ""))
-        if not mode and line.event not in ("session_started", "mode_changed") and data.get("mode"):
-            mode = str(data["mode"])
+            if current is not None:
+                current.outcome = outcome_word(str(payload.get("status", "")))
+            legacy_outcome = str(payload.get("status", ""))
+        elif line.event == "run_finished" and not legacy_outcome:
+            legacy_outcome = str(payload.get("status", ""))
+        if not legacy_mode and line.event not in ("session_started", "mode_changed") and data.get("mode"):
+            legacy_mode = str(data["mode"])
     if started is None:
         started = path.stat().st_mtime
-    return SessionSummary(path.stem, str(path), started, mode or "?", goal, outcome or "unfinished", tokens, runs)
+    if runs:
+        first, last = runs[0], runs[-1]
+        return SessionSummary(path.stem, str(path), started, first.kind or "?", first.goal, last.outcome, tokens,
+                              tuple(runs))
+    outcome = outcome_word(legacy_outcome) if legacy_outcome else "unfinished"
+    if legacy_goal or legacy_outcome:
+        # Written before run_requested existed: one run, read from the rest.
+        only = RunSummary(1, started, legacy_mode or "?", legacy_goal, outcome, tokens)
+        return SessionSummary(path.stem, str(path), started, only.kind, only.goal, outcome, tokens, (only,))
+    # A launch of the app that never ran anything.
+    return SessionSummary(path.stem, str(path), started, legacy_mode or "?", "", outcome, tokens)
 
 
 def list_sessions(directory: Path | None = None) -> list[SessionSummary]:

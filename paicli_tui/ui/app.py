@@ -1,7 +1,8 @@
 """The Textual app: wiring only. It owns the event pump and drains it once
 per frame into every screen that paints (opening a run screen where a run
 starts), shows approval requests one at a time, loads and remembers themes,
-and binds the app-wide keys. What the screens show lives in them."""
+and binds the app-wide keys (Ctrl+C interrupts, then quits; F1 helps).
+What the screens show lives in them."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ from typing import Any
 
 from textual.app import App
 from textual.binding import Binding
-from textual.theme import BUILTIN_THEMES
 
 from paicli_tui.config import remember
 from paicli_tui.shutdown import exit_code_for, signal_name
@@ -29,8 +29,8 @@ log = logging.getLogger(__name__)
 
 #: Seconds between drains of the event pump (P-7.6).
 FRAME_SECONDS = 1 / 30
-#: Seconds the first Ctrl+C stays armed.
-QUIT_WINDOW_SECONDS = 3.0
+#: Seconds the first Ctrl+C (with nothing running) stays armed.
+QUIT_WINDOW_SECONDS = 2.0
 
 
 class PaicliApp(App[None]):
@@ -40,7 +40,9 @@ class PaicliApp(App[None]):
 
     BINDINGS = [
         # Priority: Input and Screen bind ctrl+c to copy.
-        Binding("ctrl+c", "quit_twice", "Quit", show=False, priority=True, id="app.quit"),
+        Binding("ctrl+c", "interrupt", "Copy the selection; else cancel the running turn; else, twice, quit",
+                show=False, priority=True, id="app.quit"),
+        Binding("f1", "show_help", "Help: every key of every screen", show=False, id="app.help"),
     ]
 
     def __init__(
@@ -61,9 +63,11 @@ class PaicliApp(App[None]):
         self._wanted_theme = theme or getattr(getattr(session, "settings", None), "theme", None) or DEFAULT_DARK
         self._remember_theme = remember_theme
         self._remembered_theme = ""
+        self._own_themes: list[str] = []
         self._approvals: deque[ApprovalPrompt] = deque()
         self._asking: ApprovalPrompt | None = None
         self._quit_armed = False
+        self._cancel_sent = False
         self._signal_loop: asyncio.AbstractEventLoop | None = None
         self._pending_signal: int | None = None
         self._paint_lock = asyncio.Lock()
@@ -124,27 +128,30 @@ class PaicliApp(App[None]):
             self.register_theme(theme)
         for problem in problems:
             self.notify(f"{problem} (skipped)", severity="warning", timeout=8, markup=False)
-        own = {theme.name for theme in themes}
-        fallback = DEFAULT_DARK if DEFAULT_DARK in own else "textual-dark"
+        self._own_themes = [theme.name for theme in themes]
+        fallback = DEFAULT_DARK if DEFAULT_DARK in self._own_themes else "textual-dark"
         wanted = self._wanted_theme
-        if wanted not in own:
+        if wanted not in self.available_themes:
             self.notify(f"theme {wanted!r} not found; using {fallback}", severity="warning", markup=False)
             wanted = fallback
         self.theme = wanted
         self._remembered_theme = wanted
-        if own:  # only paicli's own and the person's themes are offered
-            for name in list(BUILTIN_THEMES):
-                if name not in own and name != wanted:
-                    self.unregister_theme(name)
         self.theme_changed_signal.subscribe(self, self._theme_changed)
 
     def theme_names(self) -> list[str]:
-        return sorted(self.available_themes)
+        """paicli's and the person's themes first, then Textual's own."""
+        own = [name for name in self._own_themes if name in self.available_themes]
+        return own + sorted(name for name in self.available_themes if name not in own)
+
+    def theme_listing(self) -> str:
+        own = [name for name in self._own_themes if name in self.available_themes]
+        textual = sorted(name for name in self.available_themes if name not in own)
+        return f"themes: {', '.join(own)} · Textual's: {', '.join(textual)} (/theme NAME switches; Ctrl+P too)"
 
     def switch_theme(self, name: str) -> str | None:
         """Switch to a theme; returns a one-line problem, or None."""
         if name not in self.available_themes:
-            return f"unknown theme {name!r}: choose one of {', '.join(self.theme_names())}"
+            return f"unknown theme {name!r}: /theme lists them ({', '.join(self.theme_names()[:4])}, …)"
         self.theme = name
         return None
 
@@ -201,7 +208,23 @@ class PaicliApp(App[None]):
 
     # -- keys ------------------------------------------------------------------------
 
-    def action_quit_twice(self) -> None:
+    def action_interrupt(self) -> None:
+        """Ctrl+C: copy what the mouse selected; else interrupt the running
+        turn (as Esc does); with nothing running, or after the turn was
+        interrupted, twice within QUIT_WINDOW_SECONDS quits."""
+        selected = self.screen.get_selected_text()
+        if selected:
+            self.copy_to_clipboard(selected)
+            self.screen.clear_selection()
+            self.notify(f"copied the selection ({len(selected):,} characters)", timeout=3, markup=False)
+            return
+        if self.session.busy and not self._cancel_sent:
+            # Once per turn: a turn that does not stop (a dialog waiting on
+            # the person, a stuck call) must still let the person quit.
+            self._cancel_sent = True
+            self._quit_armed = False
+            self.main_screen.cancel_turn()
+            return
         if self._quit_armed:
             self.exit()
             return
@@ -211,3 +234,13 @@ class PaicliApp(App[None]):
 
     def _disarm_quit(self) -> None:
         self._quit_armed = False
+
+    def turn_started(self) -> None:
+        """A new job began: the next Ctrl+C cancels it again."""
+        self._cancel_sent = False
+
+    def action_show_help(self) -> None:
+        from paicli_tui.ui.help.help_screen import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())

@@ -206,3 +206,20 @@ def test_a_plan_file_with_react_mode_is_a_usage_error(workspace, paicli_home, tm
                         home=paicli_home, cwd=workspace)
     assert result.returncode == 2
     assert "--plan-file" in result.stderr and "--mode plan" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_final_answer_reaches_stdout_in_full(workspace, paicli_home):
+    """Task previews in the summary are cut; the answer a script reads is not."""
+    answer = "## Conclusion\n\n" + " ".join(f"finding-{i}" for i in range(120)) + "\n\nTHE END"
+    script = Script({
+        "planner": [plan(("gather", []), ("conclude", ["t1"]))],
+        "task_1": [ok("gathered " * 50)],
+        "task_2": [ok(answer)],
+    })
+    with LoopbackServer(script) as server:
+        proc = _run(server, workspace, paicli_home, "--yes", "conclude")
+    assert proc.returncode == 0, proc.stderr
+    assert answer in proc.stdout
+    assert "finding-119" in proc.stdout and proc.stdout.rstrip().endswith("THE END")
+    (finished,) = events(ledger_lines(paicli_home), "run_finished")
+    assert finished["payload"]["answer"] == answer

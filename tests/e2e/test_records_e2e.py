@@ -24,6 +24,16 @@ def _paicli(home, workspace, *args):
     return run_paicli(list(args), home=home, cwd=workspace, timeout=30)
 
 
+def _marks(text: str) -> list[str]:
+    """The lines a replay adds around each run (records/run_marks.py)."""
+    return [line for line in text.splitlines() if line.startswith(("▷ run ", "■ run "))]
+
+
+def _run_lines(text: str) -> str:
+    """A replay's text without those lines: what the live run printed."""
+    return "".join(line for line in text.splitlines(keepends=True) if not line.startswith(("▷ run ", "■ run ")))
+
+
 def _only_session(home) -> str:
     (path,) = sorted((home / "history" / "raw").glob("*.jsonl"))
     return path.stem
@@ -39,7 +49,8 @@ def test_team_run_replays_as_the_same_text_and_verifies(workspace, paicli_home):
 
     replay = _paicli(paicli_home, workspace, "replay", session, "--text")
     assert replay.returncode == 0, replay.stderr
-    assert replay.stdout == live.stdout
+    assert _run_lines(replay.stdout) == live.stdout
+    assert _marks(replay.stdout) == ["▷ run 1 · team · you: A then B, and C", "■ run 1 completed"]
     assert "◆ review step_1 attempt 1: rejected — - not yet" in replay.stdout
     assert "▶ step_1 → worker-1 (attempt 2)" in replay.stdout and "✅ step_2: B needs A" in replay.stdout
 
@@ -56,7 +67,7 @@ def test_parallel_team_run_replays_the_same_lines(workspace, paicli_home):
     assert live.returncode == 0, live.stderr
     replay = _paicli(paicli_home, workspace, "replay", _only_session(paicli_home), "--text", "--instant")
     # Two workers print from two threads: the same lines, maybe interleaved otherwise.
-    assert sorted(replay.stdout.splitlines()) == sorted(live.stdout.splitlines())
+    assert sorted(_run_lines(replay.stdout).splitlines()) == sorted(live.stdout.splitlines())
     assert _paicli(paicli_home, workspace, "verify", _only_session(paicli_home)).returncode == 0
 
 
@@ -67,7 +78,8 @@ def test_react_run_replays_streamed_text_and_verifies(workspace, paicli_home):
     assert live.returncode == 0, live.stderr
     session = _only_session(paicli_home)
     replay = _paicli(paicli_home, workspace, "replay", session, "--text")
-    assert replay.stdout == live.stdout and "It says alpha and beta." in replay.stdout
+    assert _run_lines(replay.stdout) == live.stdout and "It says alpha and beta." in replay.stdout
+    assert _marks(replay.stdout) == ["▷ run 1 · react · you: what is in notes.txt?", "■ run 1 completed"]
     assert _paicli(paicli_home, workspace, "verify", session).returncode == 0
 
 
@@ -87,9 +99,20 @@ def test_plan_run_json_ends_with_the_report_that_report_prints(workspace, paicli
     assert [(v["version"], v["origin"]) for v in final["plan_versions"]] == [(1, "initial"), (2, "replan")]
     assert final["totals"]["replans"] == 1
 
-    report = _paicli(paicli_home, workspace, "report", session)
+    report = _paicli(paicli_home, workspace, "report", "--json", session)
     assert report.returncode == 0, report.stderr
     assert json.loads(report.stdout) == final
+    assert [t["result"] for t in final["tasks"] if t["plan_version"] == 2] == ["fetched", "used"]
+
+    table = _paicli(paicli_home, workspace, "report", session).stdout.splitlines()
+    assert table[0] == "run 1 · plan · completed · fetch and use"
+    header = next(i for i, line in enumerate(table) if line.startswith("TASK "))
+    assert table[header].split() == ["TASK", "STATUS", "WORKER", "TRIES", "VERDICTS", "TIME", "TOKENS", "COST",
+                                     "DESCRIPTION"]
+    assert any(line.startswith("── task_2 ──") for line in table) and "used" in table
+    markdown = _paicli(paicli_home, workspace, "report", "--markdown", session).stdout
+    assert markdown.startswith("### run 1 · plan · completed · fetch and use")
+    assert "| TASK | STATUS |" in markdown and "<details><summary>task_2</summary>" in markdown
 
     verify = _paicli(paicli_home, workspace, "verify", session)
     assert verify.returncode == 0, verify.stdout
@@ -150,6 +173,6 @@ def test_sessions_lists_runs_newest_first(workspace, paicli_home):
     listed = _paicli(paicli_home, workspace, "sessions", "--json")
     data = json.loads(listed.stdout)
     assert [d["goal"] for d in data] == ["second goal", "first goal"]
-    assert all(d["mode"] == "react" and d["outcome"] == "final" and d["tokens"] == 19 for d in data)
+    assert all(d["mode"] == "react" and d["outcome"] == "completed" and d["tokens"] == 19 for d in data)
     table = _paicli(paicli_home, workspace, "sessions").stdout.splitlines()
     assert "second goal" in table[1] and "first goal" in table[2]

@@ -106,12 +106,21 @@ async def test_the_suggestion_shows_as_you_type(app):
 
 
 async def test_help_model_and_unknown_commands(app, session):
+    from paicli_tui.ui.help.help_screen import HelpScreen
+
     async with app.run_test(size=SIZE) as pilot:
-        for line in ("/help", "/model", "/frobnicate"):
+        await submit(pilot, "/help")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        assert "/team GOAL" in app.screen.help_text() and "Shift+Tab" in app.screen.help_text()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is app.main_screen
+        for line in ("/model", "/frobnicate"):
             await submit(pilot, line)
         await settle(pilot)
         text = transcript_text(app)
-        assert "/team GOAL" in text and "shift+tab" in text
+        assert "help: F1, or ? on an empty input, opens it again" in text
         assert "model: demo" in text
         assert "unknown command /frobnicate" in text
         assert session.submitted == []
@@ -285,7 +294,7 @@ async def test_usage_reaches_the_status_bar(app, session):
     async with app.run_test(size=SIZE) as pilot:
         session.bus.publish(ev.ModelResponse("react", "c1", "ok", "", (), "stop", 1200, 34, 1000, 0.1))
         await settle(pilot)
-        assert text_of(app, "#status-tokens") == "tokens 1,200 / 34 / 1,000 cached"
+        assert text_of(app, "#status-tokens") == "in 1.2k · out 34 · cached 1k"
         assert text_of(app, "#status-model") == "demo"
         assert text_of(app, "#status-workspace") == "/work/demo-project"
 

@@ -9,7 +9,6 @@ import pytest
 
 from paicli_tui.mcp.manager import ResourceView, ServerStatus, ToolView
 from paicli_tui.ui.app import PaicliApp
-from paicli_tui.ui.conversation.slash_commands import help_text
 from paicli_tui.ui.mcp.mcp_screen import McpScreen
 from paicli_tui.ui.mcp.mcp_view import NO_SERVERS
 from tests.ui.conftest import settle, submit
@@ -126,8 +125,14 @@ async def test_without_servers_it_says_how_to_add_one():
         await pilot.press("r", "t")  # nothing to act on: nothing breaks
 
 
-def test_help_lists_mcp():
-    assert "/mcp" in help_text() and "@server:uri" in help_text()
+def test_help_lists_mcp_and_its_keys():
+    from paicli_tui.ui.help.help_screen import command_rows
+    from paicli_tui.ui.help.key_table import key_groups
+
+    assert any(name == "/mcp" and "@server:uri" in text for name, text in command_rows())
+    assert [(row.keys, row.description) for row in key_groups()["MCP"]] == [
+        ("r", "Restart the highlighted server"), ("t", "Agree to this workspace's .mcp.json and start its servers"),
+        ("Esc", "Close"), ("q", "Close")]
 
 
 async def _mcp_open(pilot) -> None:

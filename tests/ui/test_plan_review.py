@@ -30,8 +30,9 @@ async def test_collapsed_view_shows_goal_count_rounds_first_round_and_the_hints(
         assert "○ task_1 FILE_READ  Read the README" in shown
         assert "○ task_2 FILE_READ  List the source files" in shown
         assert "task_3" not in shown  # not in the first round, graph collapsed
-        # The hints are bracketed key names: they must survive markup.
-        assert "[Enter] run" in shown and "[Ctrl+O/v] full graph" in shown and "[Esc] cancel" in shown
+        # Built as Content, not markup: every key name is drawn, none is eaten as a tag.
+        assert "Enter run · Ctrl+O/v graph and edits · I amend · s save · Esc cancel" in shown
+        assert "u undo" not in shown  # nothing to undo yet
 
 
 async def test_enter_runs_the_plan_as_reviewed():
@@ -56,17 +57,18 @@ async def test_ctrl_o_and_its_alias_toggle_the_graph():
     app = HostApp()
     async with app.run_test(size=(120, 36)) as pilot:
         screen, decisions = await open_review(app, pilot)
-        assert not screen.task_tree.display
+        graph = screen.query_one("#review-body")
+        assert not graph.display
         await pilot.press("ctrl+o")
-        assert screen.expanded and screen.task_tree.display
+        assert screen.expanded and graph.display
         assert "task_4 COMMAND Run the tests  ← task_3" in screen_text(app)
         assert "↺ repeat, shown above" in screen_text(app)
         await pilot.press("ctrl+o")
-        assert not screen.expanded and not screen.task_tree.display
+        assert not screen.expanded and not graph.display
         await pilot.press("v")
-        assert screen.expanded
+        assert screen.expanded and graph.display
         await pilot.press("v")
-        assert not screen.expanded
+        assert not screen.expanded and not graph.display
         assert decisions == []
 
 

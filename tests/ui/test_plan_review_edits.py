@@ -91,21 +91,46 @@ async def test_add_and_remove_a_dependency_with_the_picker():
         assert screen.state.valid
 
 
-async def test_add_task_after_the_cursor_gets_the_next_id_in_order():
+async def test_add_task_after_the_cursor_gets_a_new_id_and_no_other_id_changes():
     app = HostApp()
-    async with app.run_test() as pilot:
+    async with app.run_test(size=(120, 36)) as pilot:
         screen, decisions = await open_review(app, pilot)
         screen.task_tree.select_task("task_1")
         await pilot.press("a")
+        assert "New task after task_1" in screen_text(app)
         await type_text(pilot, app, "Check the licence")
         described = [t.description for t in screen.state.tasks()]
         assert described[:3] == ["Read the README", "Check the licence", "List the source files"]
-        assert screen.state.ids == ["task_1", "task_2", "task_3", "task_4", "task_5"]
-        # Renumbering keeps dependencies pointing at the same tasks.
-        assert deps(screen, "task_4") == ["task_1", "task_3"]
-        assert screen.task_tree.cursor_task_id == "task_2"
+        # Ids stay stable while editing: the new task takes the next free id.
+        assert screen.state.ids == ["task_1", "task_5", "task_2", "task_3", "task_4"]
+        assert deps(screen, "task_3") == ["task_1", "task_2"] and deps(screen, "task_4") == ["task_3"]
+        assert screen.task_tree.cursor_task_id == "task_5"
+        assert "task_4 COMMAND Run the tests  ← task_3" in screen_text(app)
+        # Running renumbers once, in array order; the screen says so first.
+        shown = screen_text(app)
+        assert "When it runs, tasks are renumbered in order:" in shown
+        assert "task_5 → task_2 · task_2 → task_3 · task_3 → task_4 · task_4 → task_5" in shown
         await pilot.press("enter")
-        assert len(decisions[-1].plan.tasks) == 5
+        plan = decisions[-1].plan
+        assert decisions[-1].renumbered == (
+            ("task_5", "task_2"), ("task_2", "task_3"), ("task_3", "task_4"), ("task_4", "task_5"),
+        )
+        assert plan.ids == ["task_1", "task_2", "task_3", "task_4", "task_5"]
+        assert plan.task("task_2").description == "Check the licence"
+        assert plan.task("task_4").dependencies == ["task_1", "task_3"]  # "Summarise" still needs README and the list
+
+
+async def test_a_deleted_tasks_id_is_never_given_to_a_new_task():
+    app = HostApp()
+    async with app.run_test() as pilot:
+        screen, _ = await open_review(app, pilot)
+        screen.task_tree.select_task("task_4")
+        await pilot.press("x", "y")
+        await pilot.pause()
+        assert screen.state.ids == ["task_1", "task_2", "task_3"]
+        await pilot.press("a")
+        await type_text(pilot, app, "Run the tests again")
+        assert screen.state.ids == ["task_1", "task_2", "task_3", "task_5"]
 
 
 async def test_delete_asks_first_and_dependents_lose_the_dependency():
@@ -114,6 +139,7 @@ async def test_delete_asks_first_and_dependents_lose_the_dependency():
         screen, _ = await open_review(app, pilot)
         screen.task_tree.select_task("task_1")
         await pilot.press("x")
+        assert "Delete task_1 “Read the README”?" in screen_text(app)
         assert "task_3 will lose this dependency" in screen_text(app)
         await pilot.press("n")
         assert len(screen.state.ids) == 4
@@ -121,22 +147,27 @@ async def test_delete_asks_first_and_dependents_lose_the_dependency():
         await pilot.pause()
         described = [t.description for t in screen.state.tasks()]
         assert described == ["List the source files", "Summarise the findings", "Run the tests"]
-        assert deps(screen, "task_2") == ["task_1"] and screen.state.valid
+        assert screen.state.ids == ["task_2", "task_3", "task_4"]  # no renumbering
+        assert deps(screen, "task_3") == ["task_2"] and screen.state.valid
+        assert screen.task_tree.cursor_task_id == "task_2"  # the task that took its place
 
 
-async def test_move_task_down_and_up():
+async def test_move_task_down_and_up_keeps_every_id():
     app = HostApp()
     async with app.run_test() as pilot:
         screen, _ = await open_review(app, pilot)
         screen.task_tree.select_task("task_1")
         await pilot.press("J")
         assert [t.description for t in screen.state.tasks()][:2] == ["List the source files", "Read the README"]
-        assert screen.task_tree.cursor_task_id == "task_2"
+        assert screen.state.ids == ["task_2", "task_1", "task_3", "task_4"]
+        assert screen.task_tree.cursor_task_id == "task_1"  # the cursor follows the moved task
+        assert deps(screen, "task_3") == ["task_1", "task_2"]
         await pilot.press("K")
-        assert [t.description for t in screen.state.tasks()][:2] == ["Read the README", "List the source files"]
+        assert screen.state.ids == ["task_1", "task_2", "task_3", "task_4"]
+        assert not screen.state.renumbering()
 
 
-async def test_an_edit_that_makes_a_cycle_is_shown_next_to_the_task_and_refused_until_undone():
+async def test_an_edit_that_makes_a_cycle_is_shown_beside_the_task_and_refused_until_undone():
     app = HostApp()
     async with app.run_test(size=(120, 36), notifications=True) as pilot:
         screen, decisions = await open_review(app, pilot)
@@ -145,17 +176,25 @@ async def test_an_edit_that_makes_a_cycle_is_shown_next_to_the_task_and_refused_
         await choose(pilot, app, "task_4")  # task_4 → task_3 → task_1 → task_4
         assert not screen.state.valid
         label = screen.task_tree.label_text("task_1")
-        assert "⚠ dependencies[0]: dependency cycle" in label
+        assert "⚠ dependencies: dependency cycle" in label
         assert '"task_1" → "task_4" → "task_3" → "task_1"' in label
+        problems = screen.query_one("#review-problems")
+        assert problems.display
+        panel = str(problems.render())
+        assert panel.startswith("1 problem (the plan cannot run)\n")
+        assert '⚠ task_1 dependencies: dependency cycle "task_1" → "task_4" → "task_3" → "task_1"' in panel
+        assert "1 problem (the plan cannot run)" in await shown_text(app, pilot)
         await pilot.press("enter")
         await pilot.pause()
         assert decisions == []
-        shown = await shown_text(app, pilot)
-        assert "Cannot run: the plan has 1 problem" in shown
-        assert "This plan cannot run until these are fixed" in shown
+        assert str(problems.render()).startswith("Cannot run: fix 1 problem first")
+        assert "Cannot run: fix 1 problem first" in await shown_text(app, pilot)
+        assert list(app._notifications) == []  # nothing is put over the panel
         await pilot.press("u")
         assert screen.state.valid and deps(screen, "task_1") == []
         assert "⚠" not in screen.task_tree.label_text("task_1")
+        shown = await shown_text(app, pilot)
+        assert not problems.display and "Cannot run" not in shown  # the stale message went with the problem
         await pilot.press("enter")
         assert [(d.action, d.plan) for d in decisions] == [("run", None)]
 
@@ -165,7 +204,7 @@ async def test_undo_restores_each_earlier_version_in_turn():
     async with app.run_test(notifications=True) as pilot:
         screen, _ = await open_review(app, pilot)
         screen.task_tree.select_task("task_4")
-        await pilot.press("J")  # already last: a no-op edit, still undoable
+        await pilot.press("K")
         await pilot.press("t")
         await choose(pilot, app, "ANALYSIS")
         await pilot.press("x", "y")
@@ -175,9 +214,12 @@ async def test_undo_restores_each_earlier_version_in_turn():
         assert screen.state.task("task_4").type == "ANALYSIS"
         await pilot.press("u")
         assert screen.state.task("task_4").type == "COMMAND"
-        await pilot.press("u", "u")
-        assert not screen.state.edited
+        assert screen.state.ids == ["task_1", "task_2", "task_4", "task_3"]
+        await pilot.press("u")
+        assert not screen.state.edited and not screen.state.can_undo
+        await pilot.press("u")
         assert "Nothing to undo" in await shown_text(app, pilot)
+        assert list(app._notifications) == []  # said on the status line, not in a toast
 
 
 async def test_save_writes_a_plan_file_that_loads_back(tmp_path):
@@ -203,9 +245,41 @@ def test_a_broken_plan_file_names_the_file_and_the_problem(tmp_path):
     try:
         load_plan_file(path)
     except PlanFileError as exc:
-        assert str(exc) == f'plan file {path}: step 1 (id "a"): dependencies[0]: unknown id "b"'
+        assert str(exc) == f'plan file {path}: task 1 (id "a"): dependencies[0]: unknown id "b"'
     else:
         raise AssertionError("the broken plan loaded")
     team = tmp_path / "team.json"
     team.write_text('{"goal": "g", "steps": [{"id": "x", "description": "do"}]}', encoding="utf-8")
     assert load_plan_file(team).ids == ["step_1"]
+
+
+async def test_an_amendment_after_hand_edits_sends_the_ids_the_person_saw():
+    app = HostApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen, decisions = await open_review(app, pilot)
+        screen.task_tree.select_task("task_1")
+        await pilot.press("a")
+        await type_text(pilot, app, "Check the licence")
+        await pilot.press("i")
+        await type_text(pilot, app, "and the changelog")
+        sent = decisions[-1]
+        assert sent.action == "amend" and sent.plan.ids == ["task_1", "task_5", "task_2", "task_3", "task_4"]
+        assert sent.plan.goal == "Survey the project"
+
+
+async def test_enter_on_an_invalid_plan_in_the_collapsed_view_opens_the_graph_on_the_problem():
+    app = HostApp()
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        screen, decisions = await open_review(app, pilot)
+        screen.task_tree.select_task("task_3")
+        await pilot.press("d")
+        await choose(pilot, app, "task_4")  # task_3 ↔ task_4
+        await pilot.press("escape")
+        assert not screen.expanded
+        assert "4 tasks · this plan cannot run:" in screen_text(app)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert decisions == [] and screen.expanded
+        assert screen.task_tree.cursor_task_id == "task_3"
+        assert str(screen.query_one("#review-problems").render()).startswith("Cannot run: fix 1 problem first")
+        assert list(app._notifications) == []

@@ -154,7 +154,7 @@ async def test_tokens_and_cost_show_live_on_the_status_bar_and_the_run_screen(ap
         await settle(pilot)
         # (50,000 × 2 + 50,000 × 0.5 + 10,000 × 8) / 1e6 = $0.2050
         assert text_of(app, "#run-usage") == "110.0k tok · $0.2050"
-        assert status_tokens(app) == "tokens 100,000 / 10,000 / 50,000 cached · $0.2050"
+        assert status_tokens(app) == "in 100k · out 10k · cached 50k · ≈$0.205"
 
 
 async def test_without_a_price_only_tokens_show(app, session):
@@ -163,5 +163,5 @@ async def test_without_a_price_only_tokens_show(app, session):
         session.bus.publish(ev.ModelResponse("worker-1", "c1", "ok", "", (), "stop", 1200, 34, 0, 0.1))
         await settle(pilot)
         assert text_of(app, "#run-usage") == "1.2k tok"
-        assert status_tokens(app) == "tokens 1,200 / 34 / 0 cached"
+        assert status_tokens(app) == "in 1.2k · out 34"
         assert "$" not in screen_text(app)

@@ -82,3 +82,54 @@ async def test_live_fields_follow_the_task_and_the_injected_clock():
         for status, glyph in GLYPHS.items():
             tree.update_task(TaskView("task_2", "List", status=status))
             assert tree.label_text("task_2").startswith(glyph)
+
+
+def wide_plan() -> list[TaskView]:
+    long = "Read every module under src and note what each one exports and imports, with line counts"
+    tasks = [TaskView(f"task_{n}", f"{long} ({n})", "FILE_READ") for n in range(1, 12)]
+    tasks.append(TaskView("task_12", "Summarise the findings of every reading task", "ANALYSIS",
+                          [f"task_{n}" for n in range(1, 12)]))
+    return tasks
+
+
+def dependency_suffix_names_whole_ids(row: str, dependencies: list[str]) -> bool:
+    suffix = row.partition("  ← ")[2].removesuffix("  ⚠")
+    return suffix in (", ".join(dependencies), f"{dependencies[0]} +{len(dependencies) - 1}", str(len(dependencies)))
+
+
+async def test_fitted_rows_shorten_the_description_and_never_cut_an_id():
+    tree = TaskTree(fit_rows=True)
+    async with TreeApp(tree).run_test(size=(60, 30)) as pilot:
+        tree.show_tasks(wide_plan(), {"task_12": ["dependencies: unknown id \"x\""]})
+        await pilot.pause()
+        for task_id in tree.task_ids:
+            row = tree.row_text(task_id)
+            depth = 0 if task_id != "task_12" else 1
+            assert len(row) <= 60 - 2 - depth * tree.guide_depth, row
+        first = tree.row_text("task_1")
+        assert first.startswith("○ task_1 FILE_READ Read every module") and first.endswith("…")
+        summary = tree.row_text("task_12")
+        assert summary.startswith("○ task_12 ANALYSIS Summarise")
+        assert dependency_suffix_names_whole_ids(summary, [f"task_{n}" for n in range(1, 12)]), summary
+        assert summary.endswith("  ⚠")  # the problem's text lives in the review's panel
+        # Without fit_rows the label is whole (the run screen's rows are unchanged).
+        assert tree.label_text("task_12").endswith('⚠ dependencies: unknown id "x"')
+
+
+async def test_fitted_rows_follow_a_resize():
+    tree = TaskTree(fit_rows=True)
+    async with TreeApp(tree).run_test(size=(200, 30)) as pilot:
+        tree.show_tasks(wide_plan())
+        await pilot.pause()
+        assert tree.row_text("task_1") == tree.label_text("task_1")  # room for all of it
+        await pilot.resize_terminal(70, 30)
+        await pilot.pause()
+        assert tree.row_text("task_1").endswith("…") and len(tree.row_text("task_1")) <= 68
+
+
+def test_dependency_variants_shorten_by_whole_ids():
+    from paicli_tui.ui.common.task_tree import dependency_variants
+
+    assert dependency_variants([]) == [""]
+    assert dependency_variants(["task_3"]) == ["  ← task_3"]
+    assert dependency_variants(["task_1", "task_22"]) == ["  ← task_1, task_22", "  ← task_1 +1", "  ← 2"]

@@ -81,10 +81,24 @@ async def test_a_bad_user_theme_is_skipped_with_a_notification(session):
         assert "bad" not in app.theme_names()
 
 
-async def test_only_paicli_and_user_themes_are_offered(app):
+async def test_paicli_and_user_themes_come_first_then_textuals_own():
+    _user_theme("ocean.toml", GOOD)
+    app = RecordingApp(FakeSession(), theme="paicli-dark")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        assert app.theme_names() == ["paicli-dark", "paicli-light"]
+        names = app.theme_names()
+        assert names[:3] == ["paicli-dark", "paicli-light", "ocean"]
+        assert {"textual-dark", "textual-light", "dracula", "nord"} <= set(names[3:])
+        assert names[3:] == sorted(names[3:])
+
+
+async def test_a_textual_theme_can_be_chosen_and_is_remembered(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "/theme dracula")
+        await settle(pilot)
+        assert app.theme == "dracula"
+        assert "theme: dracula (remembered)" in transcript_text(app)
+    assert load_settings().theme == "dracula"
 
 
 async def test_theme_command_switches_and_remembers(app):
@@ -103,8 +117,8 @@ async def test_unknown_theme_is_an_error_line_and_nothing_changes(app):
         await submit(pilot, "/theme")
         await settle(pilot)
         text = transcript_text(app)
-        assert "unknown theme 'neon': choose one of paicli-dark, paicli-light" in text
-        assert "themes: paicli-dark, paicli-light" in text
+        assert "unknown theme 'neon': /theme lists them (paicli-dark, paicli-light, " in text
+        assert "themes: paicli-dark, paicli-light · Textual's: " in text and "textual-dark" in text
         assert app.theme == "paicli-dark"
     assert not config_file().exists()
 
@@ -113,10 +127,11 @@ async def test_the_command_palette_switches_themes(app):
     async with app.run_test(size=SIZE) as pilot:
         app.action_change_theme()
         await pilot.pause()
-        await pilot.press(*"light")
+        await pilot.press(*"paicli-light")
         hits = app.screen.query_one(CommandList)
-        while not any("paicli-light" in str(hits.get_option_at_index(i).prompt) for i in range(hits.option_count)):
-            await pilot.pause()  # the palette searches in a worker
+        # The palette searches in a worker and highlights its best hit.
+        while hits.highlighted is None or "paicli-light" not in str(hits.get_option_at_index(hits.highlighted).prompt):
+            await pilot.pause()
         await pilot.press("enter")
         await settle(pilot)
         assert app.theme == "paicli-light"

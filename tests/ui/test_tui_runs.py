@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from textual.widgets import Markdown
 
 from paicli_tui.config import Settings
 from paicli_tui.llm.demo import DemoTransport
@@ -15,6 +14,8 @@ from paicli_tui.session import Session
 from paicli_tui.ui.app import PaicliApp
 from paicli_tui.ui.bridge.plan_reviewer import UIPlanReviewer, load_plan_file
 from paicli_tui.ui.conversation.main_screen import MainScreen
+from paicli_tui.ui.conversation.transcript_entries import AnswerEntry
+from paicli_tui.ui.help.help_screen import HelpScreen
 from paicli_tui.ui.review.plan_review import PlanReviewScreen
 from paicli_tui.ui.run.run_screen import RunScreen
 from tests.ui.conftest import transcript_text
@@ -54,7 +55,9 @@ async def test_an_unreviewed_team_run_opens_the_run_screen_and_ends_in_the_trans
             assert run_screens(app) == [screen]
             assert all(pane.text for pane in screen.panes)  # both workers streamed into their panes
             await until(pilot, lambda: "run COMPLETED" in transcript_text(app), "the summary in the transcript")
-            assert not app.main_screen.transcript.query(Markdown)  # no sub-agent streamed there
+            # No sub-agent streamed there; the one Markdown entry is the run's answer, whole.
+            (answer,) = app.main_screen.transcript.query(AnswerEntry)
+            assert answer.actor == "answer" and answer.body.source == app.main_screen.painter.last_answer != ""
             await pilot.press("escape")
             await until(pilot, lambda: isinstance(app.screen, MainScreen), "back to the main screen")
     finally:
@@ -116,6 +119,7 @@ async def test_a_missing_api_key_is_said_at_start_and_the_app_stays_usable(tmp_p
             await until(pilot, lambda: "DEEPSEEK_API_KEY is not set" in transcript_text(app), "the key warning")
             app.main_screen.prompt.value = "/help"
             await pilot.press("enter")
-            await until(pilot, lambda: "/plan" in transcript_text(app), "the help text")
+            await until(pilot, lambda: isinstance(app.screen, HelpScreen) and "/plan" in app.screen.help_text(),
+                        "the help")
     finally:
         session.close()

@@ -117,8 +117,11 @@ def describe(event: ev.Event) -> Line | None:
             return Line(f"kept for this workspace: {event.rule}", "muted")
         case ev.Compaction():
             return Line(f"{who}history compacted: {event.messages_before} → {event.messages_after} messages", "muted")
+        case ev.AgentFinished() if event.status == "cancelled":
+            # The person asked for it: one quiet line, not a failure.
+            return Line(f"{who}cancelled", "muted")
         case ev.AgentFinished() if event.status != "final":
-            kind = "warning" if event.status in ("partial", "cancelled") else "error"
+            kind = "warning" if event.status == "partial" else "error"
             reason = f": {event.reason}" if event.reason else ""
             return Line(f"{who}turn {event.status}{reason}", kind)
         case ev.PlanProposed():

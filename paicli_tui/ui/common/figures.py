@@ -41,9 +41,14 @@ def usage_text(usage: Usage, price: Any) -> str:
 
 
 def session_price(session: Any) -> Any:
-    """The configured price (``settings.prices``) of the model the session's
-    client talks to, or None: no price, or no live model (a replay, whose
-    recorded runs carry their own price)."""
-    prices = getattr(getattr(session, "settings", None), "prices", None) or {}
+    """The price of the model the session's client talks to: configured
+    (``settings.prices``), else the built-in table's (records/prices.py);
+    None for local servers, the demo, an unknown model, or no live model (a
+    replay, whose recorded runs carry their own price)."""
+    from paicli_tui.records.prices import model_price
+
+    settings = getattr(session, "settings", None)
     model = getattr(getattr(session, "client", None), "model", None)
-    return prices.get(model) if model else None
+    if not model:
+        return None
+    return model_price(model, getattr(settings, "prices", None), getattr(settings, "provider", ""))

@@ -7,6 +7,11 @@ repeat. Tasks that no root reaches (they sit on a dependency cycle, which the
 review screen reports) are shown at the top level so nothing disappears.
 Status glyphs are narrow characters coloured by the theme; wide emoji would
 break the alignment.
+
+With ``fit_rows`` every row is fitted to the tree's width instead of being
+cut at its edge: the description is shortened first, then the problem text
+becomes a bare ⚠, then the dependency list is abbreviated, so an id is
+always shown whole (never ``← t``).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from typing import Callable, Iterable, Mapping
 from rich.style import Style
 from rich.text import Text
 from textual.widgets import Tree
+from textual.widgets._tree import TOGGLE_STYLE
 from textual.widgets.tree import TreeNode
 
 from paicli_tui.ui.common.figures import format_elapsed, format_tokens
@@ -36,6 +42,20 @@ GLYPHS = {
 class TaskNodeData:
     task_id: str
     repeat: bool = False
+
+
+#: A description shorter than this is given room before anything else shrinks.
+MIN_DESCRIPTION = 16
+
+
+def dependency_variants(dependencies: list[str]) -> list[str]:
+    """The ``← …`` suffix from whole to shortest; every variant names whole ids."""
+    if not dependencies:
+        return [""]
+    variants = [f"  ← {', '.join(dependencies)}"]
+    if len(dependencies) > 1:
+        variants += [f"  ← {dependencies[0]} +{len(dependencies) - 1}", f"  ← {len(dependencies)}"]
+    return variants
 
 
 def tree_layout(tasks: list[TaskView]) -> list[tuple[int, str, bool]]:
@@ -68,7 +88,19 @@ def tree_layout(tasks: list[TaskView]) -> list[tuple[int, str, bool]]:
     return rows
 
 
+def _shorten(text: str, cells: int) -> str:
+    """``text`` in at most ``cells`` cells, ending in … when shortened."""
+    rich = Text(text)
+    if rich.cell_len <= cells:
+        return text
+    if cells <= 1:
+        return "…"[:cells]
+    rich.truncate(cells, overflow="ellipsis")
+    return rich.plain
+
+
 class TaskTree(Tree[TaskNodeData]):
+    fit_rows = False  # set per instance; Tree.__init__ already measures the root
     COMPONENT_CLASSES = Tree.COMPONENT_CLASSES | {
         "task-tree--pending",
         "task-tree--running",
@@ -102,12 +134,14 @@ class TaskTree(Tree[TaskNodeData]):
         *,
         clock: Callable[[], float] | None = None,
         live: bool = False,
+        fit_rows: bool = False,
         id: str | None = None,
     ) -> None:
         super().__init__(Text(label), id=id)
         self.show_root = False
         self.guide_depth = 3
         self.live = live
+        self.fit_rows = fit_rows
         self.clock = clock
         self._tasks: dict[str, TaskView] = {}
         self._problems: dict[str, list[str]] = {}
@@ -165,36 +199,110 @@ class TaskTree(Tree[TaskNodeData]):
         self.move_cursor(nodes[0])
         return True
 
+    def select_first(self) -> bool:
+        """Put the cursor on the first row (False when the tree is empty)."""
+        if not self.root.children:
+            return False
+        _ = self.last_line
+        self.move_cursor(self.root.children[0])
+        return True
+
     def label_text(self, task_id: str) -> str:
         """The plain text of a task's first node (tests read it)."""
         return self.task_label(task_id, False).plain
+
+    def row_text(self, task_id: str) -> str:
+        """The plain text of a task's first row as drawn (fitted when
+        ``fit_rows``), without the tree's guides."""
+        nodes = self._task_nodes.get(task_id)
+        if not nodes:
+            return ""
+        return self.render_label(nodes[0], Style(), Style()).plain.removeprefix(self.ICON_NODE_EXPANDED)
 
     # -- labels -------------------------------------------------------------------
 
     def _style(self, name: str) -> Style:
         return self.get_component_rich_style(f"task-tree--{name}", partial=True)
 
-    def task_label(self, task_id: str, repeat: bool) -> Text:
+    def task_label(self, task_id: str, repeat: bool, width: int | None = None) -> Text:
+        """A task's row; with ``width``, fitted into that many cells."""
         task = self._tasks[task_id]
         status = task.status if task.status in GLYPHS else "PENDING"
         muted = self._style("muted")
-        text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(GLYPHS[status], self._style(status.lower()))
-        text.append(" ")
-        text.append(task.id, self._style("id"))
+        head = Text(no_wrap=True, overflow="ellipsis")
+        head.append(GLYPHS[status], self._style(status.lower()))
+        head.append(" ")
+        head.append(task.id, self._style("id"))
         if self.live and not repeat:
             # Live fields go before the description so a narrow tree still shows them.
-            text.append_text(self._live_fields(task))
-        text.append(f" {task.type}", muted)
-        text.append(f" {task.description}" if task.description else " (no description)")
+            head.append_text(self._live_fields(task))
+        kind = f" {task.type}"
+        description = f" {task.description}" if task.description else " (no description)"
+        problems = "".join(f"  ⚠ {problem}" for problem in self._problems.get(task_id, ()))
         if repeat:
-            text.append("  ↺ repeat, shown above", muted)
-            return text
-        if task.dependencies:
-            text.append(f"  ← {', '.join(task.dependencies)}", muted)
-        for problem in self._problems.get(task_id, ()):
-            text.append(f"  ⚠ {problem}", self._style("problem"))
+            tails = [["  ↺ repeat, shown above"], ["  ↺ repeat"], ["  ↺"]]
+        else:
+            marker = "  ⚠" if problems else ""
+            tails = [[deps, problems] for deps in dependency_variants(task.dependencies)[:1]]
+            tails += [[deps, marker] for deps in dependency_variants(task.dependencies)]
+        kind, description, tail = self._fit(head.cell_len, kind, description, tails, width)
+        text = head
+        text.append(kind, muted)
+        text.append(description)
+        for part in tail:
+            text.append(part, self._style("problem") if part.lstrip().startswith("⚠") else muted)
         return text
+
+    @staticmethod
+    def _fit(used: int, kind: str, description: str, tails: list[list[str]], width: int | None):
+        """(type, description, tail parts) that fit ``width`` cells after
+        ``used``: the first tail (richest first) that leaves the description
+        MIN_DESCRIPTION cells, else the shortest tail, then without the type,
+        the description shortened with … last."""
+        if width is None:
+            return kind, description, tails[0]
+        def cells(value: str) -> int:
+            return Text(value).cell_len
+
+        want = min(cells(description), MIN_DESCRIPTION)
+        for tail in tails:
+            room = width - used - cells(kind) - sum(cells(part) for part in tail)
+            if room >= want:
+                return kind, _shorten(description, room), tail
+        tail = tails[-1]
+        room = width - used - cells(kind) - sum(cells(part) for part in tail)
+        if room < min(cells(description), 4):
+            kind = ""
+            room = width - used - sum(cells(part) for part in tail)
+        return kind, _shorten(description, max(0, room)), tail
+
+    def render_label(self, node: TreeNode[TaskNodeData], base_style: Style, style: Style) -> Text:
+        width = self._row_width(node) if self.fit_rows else None
+        if width is None or node.data is None:
+            return super().render_label(node, base_style, style)
+        label = self.task_label(node.data.task_id, node.data.repeat, width)
+        label.stylize(style)
+        if node.allow_expand:
+            icon = self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE
+            return Text.assemble((icon, base_style + TOGGLE_STYLE), label)
+        return label
+
+    def _row_width(self, node: TreeNode[TaskNodeData]) -> int | None:
+        """Cells left for ``node``'s label: the tree's width less the guides,
+        the expand icon and room for a vertical scrollbar (it may appear
+        after the rows were measured)."""
+        width = self.scrollable_content_region.width
+        if width <= 0:
+            return None
+        if not self.show_vertical_scrollbar:
+            width -= self.styles.scrollbar_size_vertical
+        depth, parent = 0, node.parent
+        while parent is not None and parent is not self.root:
+            depth, parent = depth + 1, parent.parent
+        width -= depth * self.guide_depth
+        if node.allow_expand:
+            width -= len(self.ICON_NODE)
+        return max(8, width)
 
     def _live_fields(self, task: TaskView) -> Text:
         parts = []

@@ -1,9 +1,14 @@
-"""The main screen (P-7.1): transcript, input line, status bar.
+"""The main screen (P-7.1): transcript, queued inputs, input line, status bar.
 
 It turns what the person types into session calls and paints what the app
 drains from the event pump. It never waits on the engine: session calls
-return at once and everything they cause arrives later as events. A plan
-given on the command line (``--plan-file``) is started once it is mounted.
+return at once and everything they cause arrives later as events. Input
+submitted while a turn runs is queued and sent when it ends. A plan given
+on the command line (``--plan-file``) is started once it is mounted.
+
+Focus order: Tab goes input → transcript → input (the input's own Tab
+completes first); Esc from anywhere comes back to the input. The
+transcript's scroll keys also work from the input.
 """
 
 from __future__ import annotations
@@ -13,20 +18,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import Vertical
 from textual.screen import Screen
 
 from paicli_tui import events as ev
 from paicli_tui.config import MODES
-from paicli_tui.ui.conversation.painter import TranscriptPainter
-from paicli_tui.ui.review.plan_edit_state import id_prefix_of
+from paicli_tui.llm.types import Usage
 from paicli_tui.ui.common.figures import session_price
-from paicli_tui.ui.approval.permissions import PermissionsScreen
-from paicli_tui.ui.conversation.slash_commands import SlashCommand, help_text, parse_slash
+from paicli_tui.ui.conversation.command_runner import JOB_COMMANDS, CommandRunner
+from paicli_tui.ui.conversation.mode_words import mode_line, placeholder_for
+from paicli_tui.ui.conversation.painter import TranscriptPainter
 from paicli_tui.ui.conversation.prompt_input import PromptInput
+from paicli_tui.ui.conversation.queued_inputs import QueuedInputs
+from paicli_tui.ui.conversation.slash_commands import parse_slash
 from paicli_tui.ui.conversation.status_bar import StatusBar, short_path
 from paicli_tui.ui.conversation.transcript import Transcript
+from paicli_tui.ui.review.plan_edit_state import id_prefix_of
 
 if TYPE_CHECKING:
     from paicli_tui.ui.app import PaicliApp
@@ -49,11 +59,25 @@ class JobEnded:
 
 class MainScreen(Screen):
     CSS_PATH = Path(__file__).with_name("main_screen.tcss")
+    #: Keys typed while the app starts go to the input, not the transcript.
+    AUTO_FOCUS = "#prompt"
 
     BINDINGS = [
         # Screen binds shift+tab to focus-previous; the main screen owns it.
-        Binding("shift+tab", "cycle_mode", "Cycle mode", show=False, id="main.cycle_mode"),
-        Binding("escape", "cancel_turn", "Cancel", show=False, id="main.cancel_turn"),
+        Binding("shift+tab", "cycle_mode", "Cycle the mode: auto → plan → ask", show=False, id="main.cycle_mode"),
+        Binding("escape", "escape", "Back to the input; there, cancel the running turn", show=False,
+                id="main.cancel_turn"),
+        # Priority: the input would take them for its own cursor.
+        Binding("pageup,shift+pageup", "scroll_transcript('page_up')", "Scroll the transcript up a page",
+                show=False, priority=True, id="main.page_up"),
+        Binding("pagedown,shift+pagedown", "scroll_transcript('page_down')", "Scroll the transcript down a page",
+                show=False, priority=True, id="main.page_down"),
+        Binding("ctrl+home", "scroll_transcript('home')", "Transcript: to the top", show=False, priority=True,
+                id="main.transcript_home"),
+        Binding("ctrl+end", "scroll_transcript('end')", "Transcript: to the end (follows new text again)",
+                show=False, priority=True, id="main.transcript_end"),
+        Binding("up", "edit_queued", "Edit the last queued input (on an empty input)", show=False, priority=True,
+                id="main.edit_queued"),
     ]
 
     app: "PaicliApp"
@@ -63,14 +87,24 @@ class MainScreen(Screen):
         self.session = session
         self.plan = plan
         self.painter: TranscriptPainter | None = None
+        self.commands = CommandRunner(self)
         self._early: list[Any] = []
         # Whether the running job already told the person how it ended.
         self._job_reported = True
+        # Usage counted before the last /clear: the status shows this conversation's.
+        self._usage_before = Usage()
+        self._echoed_mode = session.approval_mode
+        self._busy_shown: bool | None = None
 
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
-        yield PromptInput(self._argument_choices, id="prompt", placeholder="Ask paicli · /help for commands")
-        yield StatusBar(id="status")
+        with Vertical(id="bottom"):
+            yield QueuedInputs(id="queued")
+            # Not selected on focus: coming back with Esc or a typed key must
+            # not put the draft under a selection the next key replaces.
+            yield PromptInput(self._argument_choices, id="prompt", placeholder=self.placeholder_text(),
+                              select_on_focus=False)
+            yield StatusBar(id="status")
 
     @property
     def transcript(self) -> Transcript:
@@ -85,6 +119,10 @@ class MainScreen(Screen):
         return self.query_one(StatusBar)
 
     @property
+    def queued(self) -> QueuedInputs:
+        return self.query_one(QueuedInputs)
+
+    @property
     def ready(self) -> bool:
         """Mounted and not being torn down: safe to paint."""
         return self.painter is not None and self.is_attached and bool(self.query(StatusBar))
@@ -95,11 +133,11 @@ class MainScreen(Screen):
         status.mode = self.session.approval_mode
         status.model_label = self.session.model_label
         status.price = session_price(self.session)
-        status.usage = self.session.usage
+        status.usage = self.conversation_usage()
         status.workspace = str(self.session.workspace)
         await self.transcript.add_line(
             f"paicli · {self.session.model_label} · {short_path(self.session.workspace)} — "
-            "type a goal, or /help for commands",
+            "type a goal · F1 or /help for keys and commands",
             "muted",
         )
         settings = getattr(self.session, "settings", None)
@@ -121,6 +159,22 @@ class MainScreen(Screen):
         start = self.session.start_team if command == "/team" else self.session.start_plan
         await self._start_job(lambda: start(plan.goal, plan))
 
+    # -- what the person sees besides the transcript -----------------------------
+
+    def conversation_usage(self) -> Usage:
+        return self.session.usage - self._usage_before
+
+    def placeholder_text(self) -> str:
+        """What Enter will do now: the hook the input's placeholder is set through."""
+        return placeholder_for(self.session.approval_mode, bool(self.session.busy))
+
+    def show_busy(self) -> None:
+        busy = bool(self.session.busy)
+        self.prompt.show_busy(busy)
+        if busy != self._busy_shown:
+            self._busy_shown = busy
+            self.prompt.placeholder = self.placeholder_text()
+
     # -- painting (called by the app once per frame) ----------------------------
 
     async def paint(self, items: list[Any]) -> None:
@@ -135,108 +189,100 @@ class MainScreen(Screen):
             self.status.price = next(iter(summary.prices.values()))
             self.status.refresh_usage()
         if summary.usage_changed:
-            self.status.usage = self.session.usage
+            self.status.usage = self.conversation_usage()
         if summary.mode is not None:
-            self.status.mode = summary.mode
+            await self._mode_changed(summary.mode)
         if any(isinstance(i, ev.RunFinished) or isinstance(i, ev.AgentFinished) and i.actor == "react" for i in items):
             self._job_reported = True
         for item in summary.other:
             if isinstance(item, JobEnded):
                 await self._job_ended(item)
-        self.prompt.show_busy(bool(self.session.busy))
+        self.show_busy()
+
+    async def _mode_changed(self, mode: str) -> None:
+        self.status.mode = mode
+        if mode != self._echoed_mode:
+            self._echoed_mode = mode
+            await self.transcript.add_line(mode_line(mode), "muted")
+        self.prompt.placeholder = self.placeholder_text()
 
     async def _job_ended(self, ended: JobEnded) -> None:
         reported, self._job_reported = self._job_reported, True
         if ended.error is not None:
             await self.transcript.add_line(f"✗ {ended.error}", "error")
-            return
-        outcome = ended.outcome
-        kind = getattr(outcome, "kind", "")
-        if kind == "command":
-            await self.transcript.add_line(getattr(outcome, "text", ""), "muted")
-        elif not getattr(outcome, "ok", True) and not reported:
-            text = getattr(outcome, "text", "") or "no details"
-            await self.transcript.add_line(f"{kind} {str(getattr(outcome, 'status', '')).lower()}: {text}", "warning")
+        else:
+            outcome = ended.outcome
+            kind = getattr(outcome, "kind", "")
+            status = str(getattr(outcome, "status", "")).lower()
+            text = getattr(outcome, "text", "") or ""
+            if kind == "command":
+                await self.transcript.add_line(text, "muted")
+            elif status == "cancelled" and not reported:
+                await self.transcript.add_line(text or "cancelled", "muted")
+            elif not getattr(outcome, "ok", True) and not reported:
+                await self.transcript.add_line(f"{kind} {status}: {text or 'no details'}", "warning")
+        await self._send_next_queued()
 
     # -- input -------------------------------------------------------------------
 
     async def on_input_submitted(self, event: PromptInput.Submitted) -> None:
         event.stop()
-        text = event.value.strip()
+        text = event.value
         self.prompt.value = ""
+        await self.submit_text(text)
+
+    async def submit_text(self, text: str) -> None:
+        """What Enter does with the input's text: run a command of the
+        screen's own at once, queue the rest while a turn runs, else send."""
+        text = text.strip()
         if not text:
             return
         self.prompt.remember(text)
         command = parse_slash(text)
-        if command is None or command.name in ("/plan", "/team"):
-            await self._submit(text)
+        if command is not None and command.name not in JOB_COMMANDS:
+            await self.commands.run(command)
+        elif self.session.busy or self.queued.items:
+            self.queued.add(text)
         else:
-            await self.run_command(command)
+            await self._submit(text)
 
-    async def _submit(self, text: str, *, echo: bool = True) -> None:
-        if echo:
-            await self.transcript.add_user(text)
-        await self._start_job(lambda: self.session.submit(text))
+    async def _submit(self, text: str) -> bool:
+        if text.split(" ", 1)[0].lower() == "/clear":
+            await self.transcript.clear()
+            self._usage_before = self.session.usage
+            self.status.usage = self.conversation_usage()
+            return await self._start_job(lambda: self.session.submit("/clear"))
+        await self.transcript.add_user(text)
+        return await self._start_job(lambda: self.session.submit(text))
 
-    async def _start_job(self, start) -> None:
+    async def _start_job(self, start) -> bool:
         try:
             future = start()
         except Exception as exc:  # SessionBusy and friends: say so, stay usable
             await self.transcript.add_line(str(exc), "warning")
-            return
+            return False
         self._job_reported = False
-        self.prompt.show_busy(True)
+        self.app.turn_started()
+        self.show_busy()
         pump = self.app.pump
         future.add_done_callback(lambda done: pump.put(JobEnded.from_future(done)))
+        return True
 
-    async def run_command(self, command: SlashCommand) -> None:
-        t = self.transcript
-        match command.name:
-            case "/mode":
-                await self._set_mode(command.argument)
-            case "/theme":
-                if not command.argument:
-                    await t.add_line("themes: " + ", ".join(self.app.theme_names()), "info")
-                elif problem := self.app.switch_theme(command.argument):
-                    await t.add_line(problem, "error")
-            case "/model":
-                await self._set_model(command.argument)
-            case "/clear":
-                await t.clear()
-                await self._submit("/clear", echo=False)
-            case "/permissions":
-                self.app.push_screen(PermissionsScreen(self.session))
-            case "/mcp":
-                from paicli_tui.ui.mcp.mcp_screen import McpScreen
-
-                self.app.push_screen(McpScreen(self.session))
-            case "/help":
-                await t.add_line(help_text(), "info")
-            case "/quit":
-                self.app.exit()
-            case _:
-                await t.add_line(f"unknown command {command.name}: /help lists the commands", "error")
-
-    async def _set_model(self, name: str) -> None:
-        if not name:
-            await self.transcript.add_line(f"model: {self.session.model_label} (/model NAME switches)", "info")
+    async def _send_next_queued(self) -> None:
+        if self.session.busy:
             return
-        try:
-            label = self.session.set_model(name)
-        except Exception as exc:  # SessionBusy / ValueError: say so, stay usable
-            await self.transcript.add_line(str(exc), "warning")
-            return
-        self.status.model_label = label
-        self.status.price = session_price(self.session)
-        await self.transcript.add_line(f"model: {label}", "info")
+        text = self.queued.pop_next()
+        if text is not None and not await self._submit(text):
+            self._return_to_input([text, *self.queued.take_all()])
 
-    async def _set_mode(self, name: str) -> None:
-        name = name.lower()
-        if name not in MODES:
-            await self.transcript.add_line(f"unknown mode {name!r}: choose one of {', '.join(MODES)}", "error")
+    def _return_to_input(self, texts: list[str]) -> None:
+        """Queued inputs back into the input line, after what is there."""
+        if not texts:
             return
-        self.session.approval_mode = name
-        self.status.mode = name
+        current = self.prompt.value.strip()
+        self.prompt.value = "\n".join([current, *texts] if current else texts)
+        self.prompt.cursor_position = len(self.prompt.value)
+        self.prompt.focus()
 
     def _argument_choices(self, command: str) -> list[str]:
         if command == "/mode":
@@ -250,8 +296,49 @@ class MainScreen(Screen):
     def action_cycle_mode(self) -> None:
         self.status.mode = self.session.cycle_mode()
 
-    def action_cancel_turn(self) -> None:
-        if self.session.busy:
-            self.session.cancel()
-            self.notify("cancelling…", timeout=2)
+    def action_escape(self) -> None:
+        if self.focused is not self.prompt:
+            self.prompt.focus()
+            return
+        self.cancel_turn()
 
+    def cancel_turn(self) -> bool:
+        """Interrupt the running turn (Esc, Ctrl+C). What was queued is not
+        sent: it goes back into the input. False when nothing runs."""
+        if not self.session.busy:
+            return False
+        self.session.cancel()
+        self.notify("cancelling…", timeout=2)
+        queued = self.queued.take_all()
+        if queued:
+            self._return_to_input(queued)
+            self.notify("the queued input is back in the input line, not sent", timeout=4)
+        return True
+
+    def action_scroll_transcript(self, where: str) -> None:
+        transcript = self.transcript
+        match where:
+            case "page_up":
+                transcript.scroll_page_up(animate=False)
+            case "page_down":
+                transcript.scroll_page_down(animate=False)
+            case "home":
+                transcript.scroll_home(animate=False)
+            case "end":
+                transcript.scroll_end(animate=False)
+
+    def action_edit_queued(self) -> None:
+        if self.focused is not self.prompt or self.prompt.value or not self.queued.items:
+            raise SkipAction()  # the input's own Up (history)
+        self._return_to_input([self.queued.pop_last()])
+
+    def on_input_changed(self, event: PromptInput.Changed) -> None:
+        self.question_mark_opens_help(event.value)
+
+    def question_mark_opens_help(self, value: str) -> None:
+        """A lone ``?`` typed into the empty input opens the help. Read from
+        the input's own change, not a key binding: a binding sees a burst of
+        keys before the input has taken the earlier ones."""
+        if value == "?":
+            self.prompt.value = ""
+            self.app.action_show_help()

@@ -43,6 +43,8 @@ class TranscriptPainter:
         # Whether the ReAct agent's answer was streamed this turn: its
         # AgentFinished text is then already on screen.
         self._spoke = False
+        #: The latest run's answer in full (what /copy copies), "" before any.
+        self.last_answer = ""
 
     async def paint(self, items: list[Any]) -> FrameSummary:
         summary = FrameSummary()
@@ -67,7 +69,7 @@ class TranscriptPainter:
             match item:
                 case ev.ModelRequest() if item.actor == PLANNER:
                     await t.planning(item.actor)
-                case ev.ModelResponse() | ev.ModelError():
+                case ev.ModelResponse() | ev.ModelError() | ev.ModelCallCancelled():
                     summary.usage_changed = summary.usage_changed or isinstance(item, ev.ModelResponse)
                     if ours:
                         closing.append(item.call_id)
@@ -85,6 +87,8 @@ class TranscriptPainter:
                     await t.tool_finished(item.actor, item.call_id, item.tool, item.ok, item.summary, item.content)
                 case ev.AgentFinished() if ours:
                     closing.append(None)
+                    if item.status in ("final", "partial") and item.text.strip():
+                        self.last_answer = item.text
                     if item.status == "final" and item.text and not self._spoke:
                         key = (item.actor, "final", "content")
                         await t.stream_entry(key)
@@ -93,6 +97,10 @@ class TranscriptPainter:
             line = describe(item)
             if line is not None:
                 await t.add_line(line.text, line.kind)
+            if isinstance(item, ev.RunFinished) and item.answer:
+                # The summary previews each task; the answer is shown whole.
+                self.last_answer = item.answer
+                await t.add_answer(item.answer)
         if planned:
             await t.planning(PLANNER, planned)
         for key, parts in texts.items():

@@ -12,12 +12,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/plan": ("GOAL", "plan the goal as a task graph, review it, then run it"),
     "/team": ("GOAL", "run the goal with a planner, workers and a reviewer"),
     "/mode": ("auto|plan|ask", "set the approval mode (shift+tab cycles it)"),
-    "/theme": ("NAME", "switch the colour theme (remembered)"),
+    "/theme": ("[NAME]", "list the themes, or switch to NAME (remembered)"),
     "/model": ("[NAME]", "show the model, or switch to NAME"),
     "/permissions": ("", "list what is granted and the allow/deny rules; revoke or keep a grant"),
     "/mcp": ("", "MCP servers: state, tools and resources; restart one (@server:uri attaches a resource)"),
-    "/clear": ("", "forget the conversation and clear the transcript"),
-    "/help": ("", "list commands and keys"),
+    "/copy": ("", "copy the last answer to the clipboard"),
+    "/clear": ("", "forget the conversation, clear the transcript and its token count"),
+    "/help": ("", "every key of every screen, the commands and the focus order"),
     "/quit": ("", "leave paicli"),
 }
 
@@ -53,16 +54,3 @@ def complete(value: str, argument_choices: Callable[[str], Iterable[str]]) -> st
         if choice.startswith(argument) and choice != argument:
             return f"{name} {choice}"
     return None
-
-
-def help_text() -> str:
-    rows = [f"  {name} {hint}".ljust(24) + text for name, (hint, text) in COMMANDS.items()]
-    keys = [
-        "  shift+tab".ljust(24) + "cycle the mode: auto → plan → ask",
-        "  esc".ljust(24) + "cancel the running turn",
-        "  up / down".ljust(24) + "input history",
-        "  tab / right".ljust(24) + "accept the completion",
-        "  ctrl+p".ljust(24) + "command palette (themes, keys)",
-        "  ctrl+c ctrl+c".ljust(24) + "quit",
-    ]
-    return "\n".join(["Commands:", *rows, "Keys:", *keys])

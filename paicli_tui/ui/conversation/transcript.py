@@ -1,11 +1,18 @@
 """The scrolling transcript of the main screen. It keeps a bounded number of
 entries, knows which streamed entry belongs to which model call, and holds
-the planner's progress line while it plans."""
+the planner's progress line while it plans.
+
+It takes focus as one stop of the Tab order (its entries do not: a Tab
+through every tool call was a trap); focused, its own keys scroll, copy and
+unfold, and typing goes back to the input with the key."""
 
 from __future__ import annotations
 
+from textual import events
+from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widget import Widget
+from textual.widgets import Collapsible
 
 from paicli_tui.ui.conversation.transcript_entries import (
     AnswerEntry,
@@ -22,8 +29,13 @@ MAX_ENTRIES = 400
 StreamKey = tuple[str, str, str]  # actor, model call id, delta kind
 
 
-class Transcript(VerticalScroll, can_focus=False):
+class Transcript(VerticalScroll, can_focus=True, can_focus_children=False):
     """Entries in order, oldest dropped beyond ``max_entries``."""
+
+    BINDINGS = [
+        Binding("y,ctrl+shift+c", "copy", "Copy the selection, else the last answer", id="transcript.copy"),
+        Binding("e", "toggle_details", "Unfold / fold every tool call and thought", id="transcript.toggle_details"),
+    ]
 
     def __init__(self, max_entries: int = MAX_ENTRIES, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -34,6 +46,36 @@ class Transcript(VerticalScroll, can_focus=False):
 
     def on_mount(self) -> None:
         self.anchor()
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key typed here goes to the input, and so does focus."""
+        if not event.is_printable or event.key in {"y", "e"}:
+            return
+        prompt = getattr(self.screen, "prompt", None)
+        if prompt is None:
+            return
+        event.stop()
+        event.prevent_default()
+        prompt.focus()
+        prompt.post_message(events.Key(event.key, event.character))
+
+    def action_copy(self) -> None:
+        text = self.screen.get_selected_text()
+        what = "the selection"
+        if not text:
+            painter = getattr(self.screen, "painter", None)
+            text, what = (painter.last_answer if painter is not None else ""), "the last answer"
+        if not text:
+            self.notify("nothing to copy: select text with the mouse, or wait for an answer", timeout=3)
+            return
+        self.app.copy_to_clipboard(text)
+        self.notify(f"copied {what} ({len(text):,} characters)", timeout=3)
+
+    def action_toggle_details(self) -> None:
+        folds = list(self.query_children(Collapsible))
+        unfold = any(fold.collapsed for fold in folds)
+        for fold in folds:
+            fold.collapsed = not unfold
 
     async def add(self, entry: Widget) -> None:
         await self.mount(entry)
@@ -48,6 +90,14 @@ class Transcript(VerticalScroll, can_focus=False):
 
     async def add_line(self, text: str, kind: str = "info") -> None:
         await self.add(NoteLine(text, kind))
+
+    async def add_answer(self, text: str, title: str = "answer") -> AnswerEntry:
+        """A run's answer, complete, rendered as Markdown under ``title``."""
+        entry = AnswerEntry(title)
+        await self.add(entry)
+        entry.body.write(text)
+        await entry.body.finish()
+        return entry
 
     async def stream_entry(self, key: StreamKey) -> AnswerEntry | FoldingEntry:
         entry = self._streams.get(key)

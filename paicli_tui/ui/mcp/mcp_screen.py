@@ -27,8 +27,8 @@ class McpScreen(ModalScreen[None]):
     CSS_PATH = Path(__file__).with_name("mcp_screen.tcss")
 
     BINDINGS = [
-        Binding("r", "restart", "Restart", id="mcp.restart"),
-        Binding("t", "trust", "Trust .mcp.json", id="mcp.trust"),
+        Binding("r", "restart", "Restart the highlighted server", id="mcp.restart"),
+        Binding("t", "trust", "Agree to this workspace's .mcp.json and start its servers", id="mcp.trust"),
         Binding("escape,q", "close", "Close", id="mcp.close"),
     ]
 

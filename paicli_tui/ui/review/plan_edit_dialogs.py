@@ -5,6 +5,8 @@ when the person presses Esc."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -15,28 +17,11 @@ from textual.widgets.option_list import Option
 
 from paicli_tui.plan.model import TaskType
 
-DIALOG_CSS = """
-PlanDialog {
-    align: center middle;
-    background: $background 60%;
-    & > Vertical {
-        width: 72;
-        max-width: 95%;
-        height: auto;
-        max-height: 90%;
-        border: thick $primary;
-        background: $panel;
-        padding: 0 1;
-    }
-    & .dialog-title { text-style: bold; margin-bottom: 1; }
-    & .dialog-hint { color: $text-muted; margin-top: 1; }
-    & OptionList { height: auto; max-height: 14; }
-}
-"""
-
-
 class PlanDialog(ModalScreen):
-    DEFAULT_CSS = DIALOG_CSS
+    # A file, not DEFAULT_CSS: app.tcss gives every Screen an opaque
+    # background, and only app-level CSS outranks it, so the graph behind
+    # the dialog stays visible (dimmed).
+    CSS_PATH = Path(__file__).with_name("plan_edit_dialogs.tcss")
     BINDINGS = [Binding("escape", "close", "Close", show=False, id="plan_dialog.close")]
 
     def action_close(self) -> None:
@@ -116,22 +101,28 @@ def dependency_picker(task_id: str, candidates: list[tuple[str, str]], current: 
         (other, f"{'☑' if other in current else '☐'} {other}  {description}") for other, description in candidates
     ]
     return ChoicePicker(
-        f"Dependencies of {task_id}", options, hint="Enter: add or remove the chosen dependency · Esc: back"
+        f"{task_id} needs (☑) …",
+        options,
+        current=next((other for other, _ in candidates if other in current), None),
+        hint="Enter: add or remove the chosen dependency · Esc: back",
     )
 
 
 class Confirm(PlanDialog):
-    """Yes (y / Enter) or no (n / Esc)."""
+    """Yes (y, and Enter unless ``enter_is_yes`` is off) or no (n / Esc)."""
 
     BINDINGS = [
-        Binding("y,enter", "answer(True)", "Yes", show=False, id="confirm.yes"),
+        Binding("y", "answer(True)", "Yes", show=False, id="confirm.yes"),
+        Binding("enter", "enter", "Yes", show=False, id="confirm.enter"),
         Binding("n,escape", "answer(False)", "No", show=False, id="confirm.no"),
     ]
 
-    def __init__(self, question: str, hint: str = "y / Enter: yes · n / Esc: no") -> None:
+    def __init__(self, question: str, hint: str = "y / Enter: yes · n / Esc: no", *, enter_is_yes: bool = True) -> None:
         super().__init__()
         self.question = question
         self.hint = hint
+        # Enter runs the plan on the screen below: a prompt that loses work must not take it as yes.
+        self.enter_is_yes = enter_is_yes
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -140,3 +131,7 @@ class Confirm(PlanDialog):
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
+
+    def action_enter(self) -> None:
+        if self.enter_is_yes:
+            self.dismiss(True)

@@ -2,10 +2,13 @@
 JSON-shaped dict, an undo stack, and the P-3.2 problems of the current
 version keyed by task id.
 
-Every edit goes through ``plan.edits`` (pure functions), then ids are
-renumbered in array order — the ids the person sees are the ids that will
-run — and the result is validated at once. An invalid version is kept and
-shown with its problems; it just cannot be turned into a runnable plan.
+Every edit goes through ``plan.edits`` (pure functions) and the result is
+validated at once. Ids stay as they are while the person edits (a new task
+gets the next id never used in this review), so "task_4" and every
+``← task_4`` keep naming the same task; the plan is renumbered in array
+order once, when it runs, and ``renumbering`` says which ids that changes.
+An invalid version is kept and shown with its problems; it just cannot be
+turned into a runnable plan.
 """
 
 from __future__ import annotations
@@ -34,10 +37,24 @@ class PlanEditState:
     prefix: str = "task"
     problems: list[PlanError] = field(default_factory=list)
     _undo: list[dict] = field(default_factory=list)
+    #: Every id a task had in this review, so a deleted task's id is never reused.
+    _used: set[str] = field(default_factory=set)
+    #: The version last written by ``save`` (None: never saved).
+    _saved: dict | None = None
+    #: The version the review started from.
+    _original: dict | None = None
 
     @classmethod
     def from_plan(cls, plan: Plan) -> "PlanEditState":
-        return cls(plan.to_dict(), id_prefix_of(plan))
+        state = cls(plan.to_dict(), id_prefix_of(plan))
+        state._used = set(plan.ids)
+        state._original = state.plan_dict
+        return state
+
+    @property
+    def noun(self) -> str:
+        """The mode's word for one entry: "step" in /team, "task" in /plan."""
+        return "step" if self.prefix == "step" else "task"
 
     # -- reading -----------------------------------------------------------------
 
@@ -64,7 +81,18 @@ class PlanEditState:
 
     @property
     def edited(self) -> bool:
+        """The plan differs from the one the review started with (edits
+        that were undone, or that undid each other, do not count)."""
+        return bool(self._undo) and self.plan_dict != self._original
+
+    @property
+    def can_undo(self) -> bool:
         return bool(self._undo)
+
+    @property
+    def unsaved(self) -> bool:
+        """Hand edits that exist nowhere but on this screen."""
+        return self.edited and self.plan_dict != self._saved
 
     def problems_by_task(self) -> tuple[dict[str, list[str]], list[str]]:
         """(task id → problem texts, problems that belong to no task)."""
@@ -73,28 +101,51 @@ class PlanEditState:
         general: list[str] = []
         for problem in self.problems:
             if problem.step_index is not None and problem.step_index < len(ids):
-                field_name = f"{problem.field}: " if problem.field else ""
+                # "dependencies[0]" is the JSON path; the person sees one list of dependencies.
+                field_name = f"{problem.field.partition('[')[0]}: " if problem.field else ""
                 by_task.setdefault(ids[problem.step_index], []).append(field_name + problem.detail)
             else:
                 general.append(str(problem))
         return by_task, general
 
     def to_plan(self) -> Plan:
-        """The runnable plan; raises PlanError while the plan is invalid."""
+        """The plan to run, renumbered in array order (P-3.2 rule 8); raises
+        PlanError while the plan is invalid."""
         return plan_from_dict(self.plan_dict, self.prefix)
+
+    def as_edited(self) -> Plan:
+        """The plan with the ids the person sees (for an amendment, so the
+        planner and the diff speak of the same tasks); raises PlanError."""
+        return plan_from_dict(self.plan_dict, self.prefix, renumber=False)
+
+    def renumbering(self) -> list[tuple[str, str]]:
+        """(shown id, id at run time) for each id running renumbers; empty
+        while the plan is invalid (it cannot run)."""
+        if not self.valid:
+            return []
+        return edits.renumbering(self.ids, self.to_plan().ids)
 
     # -- editing -----------------------------------------------------------------
 
-    def apply(self, edit: Callable[..., dict], *args) -> None:
-        """Run one ``plan.edits`` function, renumber and validate."""
+    def apply(self, edit: Callable[..., dict], *args) -> bool:
+        """Run one ``plan.edits`` function and validate; ids are left alone.
+        An edit that changes nothing (moving the last task down, the same
+        text again) is not recorded: False."""
         edited = edit(self.plan_dict, *args)
-        try:
-            edited = edits.renumber(edited, self.prefix)
-        except PlanError:
-            pass  # validation reports what stops renumbering
+        if edited == self.plan_dict:
+            return False
         self._undo.append(self.plan_dict)
         self.plan_dict = edited
+        self._used.update(self.ids)
         self.validate()
+        return True
+
+    def add_task(self, after_id: str | None, description: str) -> str:
+        """Insert a new ANALYSIS task after ``after_id``; returns its id."""
+        used = frozenset(self._used)
+        new_id = edits.next_free_id(self.plan_dict, self.prefix, used)
+        self.apply(edits.add_task, after_id, description, "ANALYSIS", self.prefix, used)
+        return new_id
 
     def undo(self) -> bool:
         if not self._undo:
@@ -119,6 +170,7 @@ class PlanEditState:
         while (path := folder / f"{self.prefix}-plan-{number}.json").exists():
             number += 1
         path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        self._saved = self.plan_dict
         return path
 
 

@@ -1,9 +1,13 @@
 """The plan review screen (P-4.2, P-4.3, P-5.0, P-7.2).
 
 Collapsed it shows the goal, the task count, the parallel rounds and the
-first round; expanded, the whole task graph. Enter runs, Ctrl+O (or v)
-toggles the graph, Esc collapses then cancels, I asks the planner for an
-amendment, and the edit keys change the plan by hand with live validation.
+first round; expanded, the whole task graph with the selected task and any
+problems in a panel beside it. Enter runs, Ctrl+O (or v) toggles the graph,
+Esc collapses, then cancels (asking first when hand edits would be lost),
+I asks the planner for an amendment, and the edit keys change the plan by
+hand with live validation. Nothing here is a toast: what the person needs
+to read stays on the screen until it is no longer true.
+
 The screen only reports decisions through ``on_decision``: the UI's
 PlanReviewer turns them into engine answers and swaps screens.
 """
@@ -14,49 +18,47 @@ from pathlib import Path
 from typing import Any, Callable
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import LoadingIndicator, Log, Static
 
-from paicli_tui import events as ev
 from paicli_tui.plan.model import Plan
 from paicli_tui.plan.review import ReviewDecision
-from paicli_tui.ui.bridge.event_pump import TextRun
-from paicli_tui.ui.review.plan_edit_state import PlanEditState
-from paicli_tui.ui.review.plan_edit_actions import PlanEditActions
-from paicli_tui.ui.review.plan_edit_dialogs import TextPrompt
+from paicli_tui.ui.common.task_tree import TaskTree
+from paicli_tui.ui.review import review_text
+from paicli_tui.ui.review.plan_amendments import PlanAmendments
 from paicli_tui.ui.review.plan_diff import PlanDiffView
-from paicli_tui.ui.common.task_tree import GLYPHS, TaskTree
+from paicli_tui.ui.review.plan_edit_actions import PlanEditActions
+from paicli_tui.ui.review.plan_edit_dialogs import Confirm
+from paicli_tui.ui.review.plan_edit_state import PlanEditState
 
-HINTS_COLLAPSED = (
-    "[Enter] run · [Ctrl+O/v] full graph · [I] amend · [e t d a x K J] edit · [u] undo · [s] save · [Esc] cancel"
-)
-HINTS_EXPANDED = (
-    "[Enter] run · [Ctrl+O/v] collapse · [I] amend · [e] description · [t] type · [d] dependencies · "
-    "[a] add · [x] delete · [K/J] move · [u] undo · [s] save · [Esc] collapse"
-)
 PLANNER_LINES = 200
+#: Below this width the side panel goes under the tree instead of beside it.
+NARROW = 100
 _EDIT_ACTIONS = {"edit_description", "change_type", "edit_dependencies", "add_task", "delete_task", "move_task", "undo"}
 
 
-class PlanReviewScreen(PlanEditActions, Screen):
+class PlanReviewScreen(PlanAmendments, PlanEditActions, Screen):
     CSS_PATH = "plan_review.tcss"
 
     BINDINGS = [
-        # Priority: the focused Tree would otherwise take Enter (select node).
+        # Priority: the focused Tree would otherwise take Enter (select node)
+        # and Shift+↑/↓ (jump to a sibling).
         Binding("enter", "run_plan", "Run", priority=True, id="review.run"),
         Binding("ctrl+o,v", "toggle_graph", "Graph", id="review.toggle_graph"),
         Binding("escape", "back", "Collapse / cancel", id="review.back"),
-        Binding("i", "amend", "Amend", id="review.amend"),
+        Binding("i,I", "amend", "Amend", id="review.amend"),
         Binding("e", "edit_description", "Edit description", id="review.edit_description"),
         Binding("t", "change_type", "Change type", id="review.change_type"),
         Binding("d", "edit_dependencies", "Dependencies", id="review.edit_dependencies"),
         Binding("a", "add_task", "Add task", id="review.add_task"),
         Binding("x,delete", "delete_task", "Delete task", id="review.delete_task"),
-        Binding("K,shift+up", "move_task(-1)", "Move up", id="review.move_up"),
-        Binding("J,shift+down", "move_task(1)", "Move down", id="review.move_down"),
+        Binding("K,shift+up", "move_task(-1)", "Move up", priority=True, id="review.move_up"),
+        Binding("J,shift+down", "move_task(1)", "Move down", priority=True, id="review.move_down"),
         Binding("u,ctrl+z", "undo", "Undo", id="review.undo"),
         Binding("s", "save", "Save", id="review.save"),
     ]
@@ -80,6 +82,7 @@ class PlanReviewScreen(PlanEditActions, Screen):
         self._previous: Plan | None = None
         self._notice = ""
         self._rejection = ""
+        self._refused = False  # Enter was pressed on an invalid plan
         self._finished = False  # a run or cancel decision was reported
 
     # -- layout ----------------------------------------------------------------------
@@ -89,61 +92,30 @@ class PlanReviewScreen(PlanEditActions, Screen):
         yield Static(id="review-notice")
         yield PlanDiffView(id="review-diff")
         yield Static(id="review-summary")
-        yield TaskTree("Plan", id="review-tree")
-        yield Static(id="review-problems")
+        with Horizontal(id="review-body"):
+            yield TaskTree("Plan", fit_rows=True, id="review-tree")
+            with VerticalScroll(id="review-side"):
+                yield Static(id="review-problems")
+                yield Static(id="review-details")
+        yield Static(id="review-renumber")
         with Horizontal(id="review-revising"):
             yield LoadingIndicator(id="review-spinner")
             with Vertical():
                 yield Static(id="review-revising-label")
                 yield Log(max_lines=PLANNER_LINES, id="review-planner-log")
+        yield Static(id="review-status")
         yield Static(id="review-hints")
 
     def on_mount(self) -> None:
         self._refresh_all()
 
+    def on_resize(self, event: events.Resize) -> None:
+        self.query_one("#review-body").set_class(event.size.width < NARROW, "-narrow")
+        self._refresh_hints()
+
     @property
     def task_tree(self) -> TaskTree:
         return self.query_one(TaskTree)
-
-    # -- new versions (called by the reviewer) ------------------------------------------
-
-    def show_plan(
-        self, plan: Plan, goal: str, *, previous: Plan | None = None, rejected: bool = False, reason: str = ""
-    ) -> None:
-        """A plan version to review: a revision (diffed against ``previous``)
-        or, after a failed revision, the previous plan again (``reason`` says
-        why, when the reviewer heard it before the rejection event arrived)."""
-        self.revising = False
-        self.plan, self.goal = plan, goal
-        self.state = PlanEditState.from_plan(plan)
-        self._previous = previous if previous is not None and previous is not plan else None
-        if rejected:
-            self._rejection = self._rejection or reason
-            why = f" Reason: {self._rejection}" if self._rejection else ""
-            self._notice = "The revised plan was rejected; the previous plan is kept." + why
-        else:
-            self._notice = ""
-        self._refresh_all()
-
-    async def paint(self, items: list[Any]) -> None:
-        """The app's per-frame batch: the planner's stream while revising,
-        and why a revision was rejected."""
-        stream = []
-        for item in items:
-            if isinstance(item, TextRun) and item.actor == "planner" and self.revising:
-                stream.append(item.text)
-            elif isinstance(item, ev.PlanRejected) and item.origin == "amendment":
-                self._note_rejection(item.error)
-            elif isinstance(item, ev.ModelError) and item.actor == "planner" and (self.revising or self._notice):
-                self._note_rejection(f"the planner call failed ({item.kind}): {item.message}")
-        if stream:
-            self.query_one("#review-planner-log", Log).write("".join(stream))
-
-    def _note_rejection(self, reason: str) -> None:
-        self._rejection = reason
-        if not self.revising and self._notice:
-            self._notice = f"The revised plan was rejected; the previous plan is kept. Reason: {reason}"
-            self._refresh_notice()
 
     # -- rendering ---------------------------------------------------------------------
 
@@ -162,19 +134,35 @@ class PlanReviewScreen(PlanEditActions, Screen):
         notice.display = bool(self._notice)
         notice.update(Text(self._notice))
 
-    def _refresh_plan(self, focus_index: int | None = None) -> None:
-        by_task, general = self.state.problems_by_task()
+    def _refresh_plan(self, focus: str | None = None) -> None:
+        """Redraw everything the plan's content decides; ``focus`` is the
+        task id the cursor goes to."""
+        state = self.state
+        if state.valid:
+            self._refused = False  # a stale "Cannot run" never outlives the fix
+        by_task, _ = state.problems_by_task()
         tree = self.task_tree
-        tree.show_tasks(self.state.tasks(), by_task)
-        ids = self.state.ids
-        if focus_index is not None and ids:
-            tree.select_task(ids[max(0, min(focus_index, len(ids) - 1))])
-        self.query_one("#review-summary", Static).update(self._summary_text())
+        tree.show_tasks(state.tasks(), by_task)
+        if focus is not None and focus in state.ids:
+            tree.select_task(focus)
+        self.query_one("#review-summary", Static).update(review_text.summary_content(state, self.goal))
         problems = self.query_one("#review-problems", Static)
-        problems.display = not self.state.valid
-        lines = [f"⚠ {text}" for text in general]
-        lines += [f"⚠ {tid}: {problem}" for tid, items in by_task.items() for problem in items]
-        problems.update(Text("\n".join(["This plan cannot run until these are fixed (u undoes):", *lines])))
+        problems.display = not state.valid
+        problems.set_class(self._refused, "-refused")
+        problems.update(review_text.problems_content(state, refused=self._refused))
+        renumber = self.query_one("#review-renumber", Static)
+        renumber.update(review_text.renumber_content(state))
+        renumber.display = bool(state.renumbering())
+        self._refresh_details()
+        self._refresh_hints()
+
+    def _refresh_details(self) -> None:
+        self.query_one("#review-details", Static).update(
+            review_text.details_content(self.state, self.task_tree.cursor_task_id)
+        )
+
+    def on_tree_node_highlighted(self, event: TaskTree.NodeHighlighted) -> None:
+        self._refresh_details()
 
     def _refresh_title(self) -> None:
         title = Text("Review the team plan" if self.state.prefix == "step" else "Review the plan", style="bold")
@@ -182,49 +170,33 @@ class PlanReviewScreen(PlanEditActions, Screen):
             title.append("  (edited)", style="italic")
         self.query_one("#review-title", Static).update(title)
 
-    def _summary_text(self) -> Text:
-        text = Text()
-        text.append("Goal: ", style="bold")
-        text.append(self.goal)
-        summary = self.state.plan_dict.get("summary")
-        if isinstance(summary, str) and summary:
-            text.append("\nPlan: ", style="bold")
-            text.append(summary)
-        count = len(self.state.entries)
-        noun = "step" if self.state.prefix == "step" else "task"
-        if not self.state.valid:
-            text.append(f"\n{count} {noun}s · ", style="bold")
-            text.append("the plan has problems (listed below)")
-            return text
-        plan = self.state.to_plan()
-        rounds = plan.batches()
-        counted = f"{count} {noun}{'s' if count != 1 else ''}"
-        text.append(f"\n{counted} in {len(rounds)} parallel round{'s' if len(rounds) != 1 else ''}", style="bold")
-        if rounds:
-            text.append("\nFirst round:")
-            for tid in rounds[0]:
-                task = plan.task(tid)
-                text.append(f"\n  {GLYPHS['PENDING']} {tid} ")
-                text.append(task.type.value, style="dim")
-                text.append(f"  {task.description}")
-        for task in plan.tasks:
-            if task.type_warning:
-                text.append(f"\nWarning: {task.id}: {task.type_warning}", style="italic")
-        return text
-
     def _refresh_mode(self) -> None:
         self.query_one("#review-summary").display = not self.expanded
+        self.query_one("#review-body").display = self.expanded
         tree = self.task_tree
-        tree.display = self.expanded
         if self.expanded and not self.revising:
+            if tree.cursor_task_id is None:
+                tree.select_first()  # the tree opens on a visible selection
             tree.focus()
-        revising = self.query_one("#review-revising")
-        revising.display = self.revising
+        self.query_one("#review-revising").display = self.revising
+        self._refresh_hints()
+
+    def _refresh_hints(self) -> None:
         hints = self.query_one("#review-hints", Static)
         if self.revising:
-            hints.update(Text("The planner is revising the plan…"))
-        else:
-            hints.update(Text(HINTS_EXPANDED if self.expanded else HINTS_COLLAPSED))
+            hints.update(Content("The planner is revising the plan…"))
+            return
+        pairs = review_text.hint_pairs(expanded=self.expanded, can_undo=self.state.can_undo, noun=self.state.noun)
+        width = self.size.width - 4  # the screen's and the hint line's padding
+        hints.update(review_text.key_hints(pairs, width if width > 0 else None))
+
+    def tell(self, message: str = "", severity: str = "") -> None:
+        """One line above the hints for what a key did (or why it did
+        nothing); empty clears it. It never covers the plan."""
+        status = self.query_one("#review-status", Static)
+        status.display = bool(message)
+        status.set_classes(f"-{severity}" if severity else "")
+        status.update(Content(message))
 
     # -- keys ------------------------------------------------------------------------------
 
@@ -235,26 +207,40 @@ class PlanReviewScreen(PlanEditActions, Screen):
 
     def action_run_plan(self) -> None:
         if not self.state.valid:
-            first = self.state.problems[0]
-            count = len(self.state.problems)
-            problems = f"{count} problem{'s' if count != 1 else ''}"
-            self.notify(
-                f"Cannot run: the plan has {problems} — {first} (u undoes the last edit)",
-                severity="error",
-                markup=False,
-            )
+            # The problems are beside their tasks: show them, say nothing over them.
+            self._refused = True
+            self.tell()
+            by_task, _ = self.state.problems_by_task()
+            first = next(iter(by_task), None)
+            if not self.expanded:
+                self.expanded = True
+                self._refresh_mode()
+            self._refresh_plan(first)
             return
-        self._finish(ReviewDecision("run", plan=self._edited_plan()))
+        self._finish(ReviewDecision("run", plan=self._edited_plan(), renumbered=tuple(self.state.renumbering())))
 
     def action_toggle_graph(self) -> None:
         self.expanded = not self.expanded
+        self.tell()
         self._refresh_mode()
 
     def action_back(self) -> None:
         if self.expanded:
             self.action_toggle_graph()
-        else:
+            return
+        if not self.state.unsaved:
             self._finish(ReviewDecision("cancel"))
+            return
+        question = "Discard your hand edits and cancel the plan?"
+
+        def answered(discard: bool | None) -> None:
+            if discard:
+                self._finish(ReviewDecision("cancel"))
+
+        self.app.push_screen(
+            Confirm(question, hint="y: discard and cancel · n / Esc: keep editing (s saves the plan)", enter_is_yes=False),
+            answered,
+        )
 
     def _finish(self, decision: ReviewDecision) -> None:
         self._finished = True
@@ -266,29 +252,8 @@ class PlanReviewScreen(PlanEditActions, Screen):
         if not self._finished:
             self._finish(ReviewDecision("cancel"))
 
-    def action_amend(self) -> None:
-        prompt = TextPrompt(
-            "Amend the plan: what should change?",
-            placeholder="e.g. also run the tests at the end",
-            hint="Enter: send to the planner · Esc: back",
-        )
-        self.app.push_screen(prompt, self._amend_with)
-
-    def _amend_with(self, amendment: str | None) -> None:
-        if not amendment:
-            return
-        edited = self._edited_plan() if self.state.valid else None
-        self._previous = None
-        self.revising = True
-        self._rejection = ""
-        self._notice = ""
-        self.query_one("#review-revising-label", Static).update(Text(f"Revising the plan: “{amendment}”"))
-        self.query_one("#review-planner-log", Log).clear()
-        self._refresh_notice()
-        self._refresh_mode()
-        self.on_decision(ReviewDecision("amend", amendment=amendment, plan=edited))
-
     def _edited_plan(self) -> Plan | None:
+        """The hand-edited plan to run, renumbered (the screen showed how)."""
         if not self.state.edited:
             return None
         plan = self.state.to_plan()

@@ -1,0 +1,175 @@
+"""`paicli report` for people: a table per run, totals, the schedule, a text
+timeline of the workers, then each task's full result; the same as
+Markdown for a pull request. Both are built from the JSON report
+(records/report.py), so the three forms never disagree."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from paicli_tui.records.sessions import outcome_word
+
+#: Columns of the timeline's bars (the lanes' names come before them).
+TIMELINE_COLUMNS = 60
+_DESCRIPTION_CHARS = 40
+
+
+def _tokens(count: int) -> str:
+    if count < 1000:
+        return str(count)
+    if count < 100_000:
+        return f"{count / 1000:.1f}k"
+    return f"{round(count / 1000):,}k"
+
+
+def _seconds(value: float | None) -> str:
+    if value is None:
+        return "–"
+    return f"{value:.1f} s" if value < 60 else f"{int(value // 60)}:{int(value % 60):02d}"
+
+
+def _cost(value: float, priced: bool) -> str:
+    return f"${value:.4f}" if priced else "–"
+
+
+def _cut(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _verdicts(task: dict) -> str:
+    return " ".join("✓" if v.get("approved") else "✗" for v in task.get("verdicts", [])) or "–"
+
+
+def _duration(task: dict) -> float | None:
+    if task.get("started") is None or task.get("finished") is None:
+        return None
+    return max(0.0, task["finished"] - task["started"])
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def headline(report: dict) -> list[str]:
+    totals = report.get("totals", {})
+    tokens = totals.get("tokens", {})
+    used = int(tokens.get("prompt", 0)) + int(tokens.get("completion", 0))
+    priced = bool(report.get("prices"))
+    exit_code = report.get("exit_code")
+    facts = [f"exit {exit_code if exit_code is not None else '–'}: {report.get('exit_reason', '')}",
+             _seconds(totals.get("duration_s")),
+             f"{_tokens(used)} tokens ({_tokens(int(tokens.get('cached', 0)))} cached)",
+             f"cost {_cost(float(totals.get('cost', 0.0)), priced)}" + ("" if priced else " (no price known)"),
+             _count(int(totals.get("model_calls", 0)), "model call", "model calls"),
+             _count(int(totals.get("tool_calls", 0)), "tool call", "tool calls")]
+    if report.get("kind") != "react":
+        facts += [_count(int(totals.get("retries", 0)), "retry", "retries"),
+                  _count(int(totals.get("replans", 0)), "replan", "replans")]
+    lines = [f"run {report.get('run', '?')} · {report.get('kind', '?')} · "
+             f"{outcome_word(str(report.get('status', '')))} · {report.get('goal', '')}",
+             "  " + " · ".join(facts[:4]), "  " + " · ".join(facts[4:])]
+    schedule = report.get("schedule") or {}
+    if schedule:
+        lines.append(f"  schedule: {schedule.get('policy', '?')} · parallelism {schedule.get('parallelism', '?')} · "
+                     f"workers {', '.join(schedule.get('workers', [])) or '–'}")
+    return lines
+
+
+def task_rows(report: dict) -> list[tuple[str, ...]]:
+    priced = bool(report.get("prices"))
+    rows = []
+    for task in report.get("tasks", []):
+        tokens = task.get("tokens", {})
+        rows.append((task["id"], outcome_word(task.get("status", "")) if task.get("status") != "SKIPPED" else "skipped",
+                     task.get("worker") or "–", str(task.get("attempts", 0)), _verdicts(task),
+                     _seconds(_duration(task)), _tokens(int(tokens.get("prompt", 0)) + int(tokens.get("completion", 0))),
+                     _cost(float(task.get("cost", 0.0)), priced), _cut(task.get("description", ""), _DESCRIPTION_CHARS)))
+    return rows
+
+
+TASK_HEADER = ("TASK", "STATUS", "WORKER", "TRIES", "VERDICTS", "TIME", "TOKENS", "COST", "DESCRIPTION")
+
+
+def _table(rows: list[tuple[str, ...]]) -> list[str]:
+    table = [TASK_HEADER, *rows]
+    widths = [max(len(row[i]) for row in table) for i in range(len(TASK_HEADER))]
+    right = {3, 5, 6, 7}
+    return ["  ".join(cell.rjust(widths[i]) if i in right else cell.ljust(widths[i])
+                      for i, cell in enumerate(row)).rstrip() for row in table]
+
+
+def timeline(report: dict, columns: int = TIMELINE_COLUMNS) -> list[str]:
+    """One lane per worker; each task a bar from its first dispatch to its
+    end, labelled with its id where the bar is long enough."""
+    tasks = [t for t in report.get("tasks", []) if t.get("started") is not None]
+    if not tasks:
+        return []
+    start = min(t["started"] for t in tasks)
+    end = max((t.get("finished") or t["started"]) for t in tasks)
+    span = max(end - start, 1e-6)
+    lanes: dict[str, list[str]] = {}
+    for task in sorted(tasks, key=lambda t: t["started"]):
+        lane = lanes.setdefault(task.get("worker") or "–", [" "] * columns)
+        first = min(columns - 1, int((task["started"] - start) / span * columns))
+        last = max(first, min(columns - 1, int(((task.get("finished") or end) - start) / span * columns) - 1))
+        fill = "█" if task.get("status") == "COMPLETED" else "░"
+        if first > 0 and lane[first - 1] != " " and last > first:
+            first += 1  # a gap, so two tasks back to back read as two bars
+        for col in range(first, last + 1):
+            lane[col] = fill
+        label = task["id"]
+        if last - first + 1 >= len(label) + 2:
+            for offset, char in enumerate(label):
+                lane[first + 1 + offset] = char
+    width = max(len(name) for name in lanes)
+    lines = [f"{name.ljust(width)} │{''.join(cells)}│" for name, cells in sorted(lanes.items())]
+    lines.append(f"{' ' * width}  0 s{_seconds(span).rjust(columns - 3)}")
+    return [f"timeline, {_seconds(span)} from the first dispatch (█ completed, ░ not):", *lines]
+
+
+def _results(report: dict) -> Iterable[tuple[str, str]]:
+    """Each task's result, then the run's answer (a ReAct run: only that)."""
+    if report.get("kind") != "react":
+        for task in report.get("tasks", []):
+            yield task["id"], task.get("result") or task.get("error") or "(no result)"
+    answer = report.get("answer") or (report.get("text", "") if report.get("kind") == "react" else "")
+    if answer or not report.get("tasks"):
+        yield "answer", answer or report.get("text", "")
+
+
+def render_text(reports: list[dict]) -> list[str]:
+    out: list[str] = []
+    for report in reports:
+        if out:
+            out.append("")
+        out += headline(report)
+        rows = task_rows(report)
+        if rows:
+            out += ["", *_table(rows)]
+        lanes = timeline(report)
+        if lanes:
+            out += ["", *lanes]
+        for name, text in _results(report):
+            out += ["", f"── {name} ──", *(text.rstrip().splitlines() or ["(empty)"])]
+    return out
+
+
+def render_markdown(reports: list[dict]) -> str:
+    parts: list[str] = []
+    for report in reports:
+        head, *facts = headline(report)
+        parts.append(f"### {head}\n")
+        parts += [f"- {fact.strip()}" for fact in facts]
+        rows = task_rows(report)
+        if rows:
+            parts.append("\n| " + " | ".join(TASK_HEADER) + " |")
+            parts.append("|" + "---|" * len(TASK_HEADER))
+            parts += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+        lanes = timeline(report)
+        if lanes:
+            parts += ["", lanes[0], "", "```text", *lanes[1:], "```"]
+        for name, text in _results(report):
+            parts += ["", f"<details><summary>{name}</summary>", "", text.rstrip() or "(empty)", "", "</details>"]
+        parts.append("")
+    return "\n".join(parts).rstrip() + "\n"

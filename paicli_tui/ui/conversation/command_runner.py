@@ -1,0 +1,100 @@
+"""The slash commands the main screen runs itself (everything but /plan,
+/team and /clear, which are jobs for the session). Each one leaves one
+muted line in the transcript saying what it did, so a command never
+succeeds silently."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from paicli_tui.config import MODES
+from paicli_tui.ui.common.figures import session_price
+from paicli_tui.ui.conversation.slash_commands import SlashCommand
+
+if TYPE_CHECKING:
+    from paicli_tui.ui.conversation.main_screen import MainScreen
+
+#: Commands the session runs as a job: queued while a turn runs.
+JOB_COMMANDS = frozenset({"/plan", "/team", "/clear"})
+
+
+class CommandRunner:
+    def __init__(self, screen: "MainScreen") -> None:
+        self.screen = screen
+
+    async def run(self, command: SlashCommand) -> None:
+        screen = self.screen
+        t = screen.transcript
+        match command.name:
+            case "/mode":
+                await self._set_mode(command.argument)
+            case "/theme":
+                await self._set_theme(command.argument)
+            case "/model":
+                await self._set_model(command.argument)
+            case "/copy":
+                await self._copy_last_answer()
+            case "/permissions":
+                from paicli_tui.ui.approval.permissions import PermissionsScreen
+
+                await t.add_line("permissions: r revokes · k keeps for this workspace · esc closes", "muted")
+                screen.app.push_screen(PermissionsScreen(screen.session))
+            case "/mcp":
+                from paicli_tui.ui.mcp.mcp_screen import McpScreen
+
+                await t.add_line("mcp: r restarts the highlighted server · esc closes", "muted")
+                screen.app.push_screen(McpScreen(screen.session))
+            case "/help":
+                await t.add_line("help: F1, or ? on an empty input, opens it again", "muted")
+                screen.app.action_show_help()
+            case "/quit":
+                screen.app.exit()
+            case _:
+                await t.add_line(f"unknown command {command.name}: /help lists the commands", "error")
+
+    async def _set_mode(self, name: str) -> None:
+        name = name.lower()
+        if name not in MODES:
+            await self.screen.transcript.add_line(f"unknown mode {name!r}: choose one of {', '.join(MODES)}", "error")
+            return
+        if name == self.screen.session.approval_mode:
+            from paicli_tui.ui.conversation.mode_words import mode_line
+
+            await self.screen.transcript.add_line(mode_line(name) + " (already)", "muted")
+            return
+        # The session's mode_changed event brings the echo line and the placeholder.
+        self.screen.session.approval_mode = name
+        self.screen.status.mode = name
+
+    async def _set_theme(self, name: str) -> None:
+        app, t = self.screen.app, self.screen.transcript
+        if not name:
+            await t.add_line(app.theme_listing(), "info")
+        elif problem := app.switch_theme(name):
+            await t.add_line(problem, "error")
+        else:
+            await t.add_line(f"theme: {name} (remembered)", "muted")
+
+    async def _set_model(self, name: str) -> None:
+        screen = self.screen
+        if not name:
+            await screen.transcript.add_line(f"model: {screen.session.model_label} (/model NAME switches)", "info")
+            return
+        try:
+            label = screen.session.set_model(name)
+        except Exception as exc:  # SessionBusy / ValueError: say so, stay usable
+            await screen.transcript.add_line(str(exc), "warning")
+            return
+        screen.status.model_label = label
+        screen.status.price = session_price(screen.session)
+        screen.status.refresh_usage()
+        await screen.transcript.add_line(f"model: {label}", "muted")
+
+    async def _copy_last_answer(self) -> None:
+        screen = self.screen
+        answer = screen.painter.last_answer if screen.painter is not None else ""
+        if not answer:
+            await screen.transcript.add_line("nothing to copy yet: no answer in this conversation", "muted")
+            return
+        screen.app.copy_to_clipboard(answer)
+        await screen.transcript.add_line(f"copied the last answer ({len(answer):,} characters)", "muted")
