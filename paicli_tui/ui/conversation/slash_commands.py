@@ -15,7 +15,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/theme": ("[NAME]", "list the themes, or switch to NAME (remembered)"),
     "/model": ("[NAME]", "show the model, or switch to NAME"),
     "/permissions": ("", "list what is granted and the allow/deny rules; revoke or keep a grant"),
-    "/mcp": ("", "MCP servers: state, tools and resources; restart one (@server:uri attaches a resource)"),
+    "/mcp": ("", "MCP servers: state, tools, resources, restart (@server:uri attaches one)"),
     "/copy": ("", "copy the last answer to the clipboard"),
     "/clear": ("", "forget the conversation, clear the transcript and its token count"),
     "/help": ("", "every key of every screen, the commands and the focus order"),
