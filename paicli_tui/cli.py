@@ -52,6 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "mode the plan was saved from")
     run.add_argument("--yes", "-y", action="store_true", help="approve plans and tool calls without asking")
     run.add_argument("--json", action="store_true", help="print JSON events (one per line) instead of text")
+    run.add_argument("--trust-mcp", action="store_true",
+                     help="start the MCP servers of the workspace's .mcp.json this run without asking (nothing is "
+                          "remembered; --yes alone never starts them)")
     run.add_argument("--schedule", choices=["ready", "batch"], help="plan scheduling policy")
     run.add_argument("--parallelism", type=int, help="tasks at once in /plan (default 4)")
     run.add_argument("--workers", type=int, help="team workers (default 2)")

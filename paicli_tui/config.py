@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from paicli_tui.mcp.settings import McpSettings
+
 APP_NAME = "paicli"
 
 ProviderName = Literal[
@@ -174,6 +176,8 @@ class Settings(BaseModel):
     in the data dir, up to this many MiB; the oldest runs are pruned first."""
     permissions: "Permissions" = Field(default_factory=lambda: Permissions())
     """The person's allow and deny rules (``[permissions]`` in config.toml)."""
+    mcp: McpSettings = Field(default_factory=McpSettings)
+    """MCP servers (``[mcp.servers.NAME]``) and how they start (P-9.1)."""
 
     @field_validator("command_env_pass", "command_env_drop", mode="before")
     @classmethod

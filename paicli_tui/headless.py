@@ -70,7 +70,8 @@ class TextPrinter:
             self._line(f"plan v{event.version} ({event.origin}): {len(event.plan.get('tasks', []))} tasks")
         elif isinstance(event, ev.PlanRejected):
             self._line(f"✗ plan rejected ({event.origin}): {event.error}", self.err)
-        elif isinstance(event, (ev.RepairRequested, ev.CapabilityDropped)):
+        elif isinstance(event, (ev.RepairRequested, ev.CapabilityDropped)) or (
+                isinstance(event, (ev.McpServerChanged, ev.McpResourceAttached)) and _mcp_problem(event)):
             from paicli_tui.ui.bridge.event_lines import describe  # pure text, no Textual
 
             self._line(f"! {describe(event).text}", self.err)
@@ -101,6 +102,13 @@ class TextPrinter:
             self._line(line.text, self.err)
         elif isinstance(event, ev.ApprovalDecided) and event.decision not in ("yes", "always", "auto-approved"):
             self._line(f"✗ [{event.actor}] {event.tool} not approved: {event.reason or event.decision}")
+
+
+def _mcp_problem(event: ev.Event) -> bool:
+    """Headless runs mention an MCP server only when something went wrong."""
+    if isinstance(event, ev.McpServerChanged):
+        return event.state in ("failed", "exited")
+    return isinstance(event, ev.McpResourceAttached) and not event.ok
 
 
 class JsonPrinter:

@@ -2,7 +2,8 @@
 
 Sections go from never-changing to often-changing so a server can reuse the
 prompt prefix: base → persona → mode → approval rules → output format →
-(workers) skills index → project context (``PAI.md``) → task type. Every file,
+(workers) skills index → project context (``PAI.md``) → task type → (tool
+roles, when MCP servers offer resources) the MCP resource index. Every file,
 ``PAI.md`` and the skills index are read once per assembler and every prompt is
 cached, so one agent's system prompt is byte-identical across its calls even
 if the files change mid-run (P-2.4). Date and time never enter the system
@@ -60,7 +61,16 @@ class PromptAssembler:
         self._project: str | None = None
         self._skills: str | None = None
         self._found_skills: list[Skill] | None = None
+        self._mcp_resources: tuple[str, ...] = ()
         self._lock = threading.RLock()
+
+    def set_mcp_resources(self, lines: list[str]) -> None:
+        """The ``## MCP Resources`` index (one line per resource) for prompts
+        assembled from now on. A run sets it once as it begins, so every agent
+        of the run gets the same index and an agent's prompt never changes
+        under it (P-2.4)."""
+        with self._lock:
+            self._mcp_resources = tuple(lines)
 
     def system_prompt(
         self,
@@ -80,13 +90,15 @@ class PromptAssembler:
             raise ValueError(f"role {role!r} has no tools, so it gets no skills index")
         kind = _task_type(task_type) if task_type is not None else None
         skills = role in SKILL_ROLES if with_skills is None else with_skills
-        key = (role, approval_mode, kind, skills)
         with self._lock:
+            resources = self._mcp_resources if role not in TOOL_LESS_ROLES else ()
+            key = (role, approval_mode, kind, skills, resources)
             if key not in self._prompts:
-                self._prompts[key] = self._assemble(role, approval_mode, kind, skills)
+                self._prompts[key] = self._assemble(role, approval_mode, kind, skills, resources)
             return self._prompts[key]
 
-    def _assemble(self, role: str, approval_mode: str, kind: TaskType | None, skills: bool) -> str:
+    def _assemble(self, role: str, approval_mode: str, kind: TaskType | None, skills: bool,
+                  resources: tuple[str, ...] = ()) -> str:
         base = self._file("base.md")
         persona = self._file("calm.md")
         mode_file = f"modes/{role}.md"
@@ -108,6 +120,8 @@ class PromptAssembler:
         parts.append(self._project_context())
         if kind is not None:
             parts.append(f"## Task Type\n\n{kind.value}")
+        if resources:
+            parts.append(self._file("mcp-resources.md").rstrip() + "\n\n" + "\n".join(resources))
         return "\n\n".join(part.strip() for part in parts if part and part.strip()) + "\n"
 
     def prompt_file(self, relative: str) -> str:

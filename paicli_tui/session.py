@@ -68,7 +68,10 @@ class Session:
         plan_reviewer: "PlanReviewer | None" = None,
         transport=None,
         session_id: str | None = None,
+        trust_workspace_mcp: bool = False,
     ) -> None:
+        """``trust_workspace_mcp``: start the workspace .mcp.json's servers
+        this time without asking (``paicli run --trust-mcp``)."""
         from paicli_tui.llm.client import ChatClient
         from paicli_tui.prompt_assembler import PromptAssembler
         from paicli_tui.tools.approval import DenyApprover
@@ -77,7 +80,12 @@ class Session:
         self.settings = settings
         self.workspace = workspace
         self.session_id = session_id or new_session_id()
-        self.redactor = Redactor.for_session(settings)
+        #: Problems found while starting that the person should read (one line each).
+        self.warnings: list[str] = []
+        from paicli_tui.mcp import wiring as mcp_wiring
+
+        mcp_config = mcp_wiring.read_config(settings, workspace, self.warnings)
+        self.redactor = mcp_wiring.with_server_secrets(Redactor.for_session(settings), mcp_config)
         self.bus = EventBus(self.session_id, redactor=self.redactor)
         provider = settings.resolved()
         self.ledger = Ledger(self.bus, redact=self.redactor.secrets)
@@ -89,8 +97,6 @@ class Session:
             from paicli_tui.tools.model_risk import ModelRiskChecker
 
             risk_checker = ModelRiskChecker(self.client, self.assembler.prompt_file("risk-check.md"))
-        #: Problems found while starting that the person should read (one line each).
-        self.warnings: list[str] = []
         self.registry = ToolRegistry(workspace, settings, risk_checker=risk_checker, redactor=self.redactor,
                                      saved_rules=self._saved_rules())
         self.checkpoints = self._checkpoints(settings, workspace)
@@ -111,6 +117,10 @@ class Session:
         self.bus.publish(
             SessionStarted("session", self._approval_mode, "", self.model_label, provider.base_url, str(workspace))
         )
+        trusted = mcp_wiring.workspace_trusted(mcp_config, workspace, self.warnings, flag=trust_workspace_mcp)
+        #: The MCP servers (P-9.1), starting in the background; None when none is configured.
+        self.mcp = mcp_wiring.start_servers(mcp_config, settings, self.bus, workspace, self.registry, trusted=trusted,
+                                            flag=trust_workspace_mcp)
 
     # -- state -------------------------------------------------------------------
 
@@ -313,6 +323,8 @@ class Session:
                 self._current.result(timeout=timeout)
             except Exception:  # noqa: BLE001 - closing: the job's own error was reported already
                 pass
+        if self.mcp is not None:
+            self.mcp.close()
         kill_live_groups()
         self.client.close()
         self.ledger.close()
@@ -336,6 +348,9 @@ class Session:
         price = model_price(model, s.prices, s.provider)
         prices = {model: price.model_dump() if hasattr(price, "model_dump") else dict(price)} if price is not None else {}
         self.bus.publish(RunRequested("session", kind, goal, limits, prices))
+        from paicli_tui.mcp.wiring import prepare_run
+
+        prepare_run(self.mcp, self.assembler, self.bus)
 
     def _new_agent(self, name: str, role: str, *, task_type: str | None = None, tools: bool = True) -> Agent:
         from paicli_tui.llm.role_client import RoleClient
@@ -364,8 +379,13 @@ class Session:
         if self._react is None:
             self._react = self._new_agent("react", "react")
         self._react.budget.run = self._run_budget
+        message = text
+        if self.mcp is not None:  # attached resources are data: their URLs are not typed by the person
+            from paicli_tui.mcp.mentions import attach_mentions
+
+            message = attach_mentions(text, self.mcp, self.bus, cancel=self._cancel)
         outcome = self._react.run_turn(
-            with_turn_context(text, approval_mode=self._approval_mode), cancel=self._cancel,
+            with_turn_context(message, approval_mode=self._approval_mode), cancel=self._cancel,
             trusted_urls=TrustedUrls.from_user_text(text),
         )
         text_out = outcome.text if outcome.status != "failed" else outcome.reason

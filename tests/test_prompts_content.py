@@ -37,6 +37,7 @@ FILES = [
     "approval-ask.md",
     "skills.md",
     "project-context.md",
+    "mcp-resources.md",
     *[f"modes/{role}.md" for role in ROLES],
 ]
 

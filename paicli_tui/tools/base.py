@@ -97,6 +97,12 @@ class Tool:
             "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
         }
 
+    def approval_reason(self, mode: str) -> str | None:
+        """Why a call of this tool waits for the person in ``mode`` beyond
+        what the gate's own rules ask (an MCP tool asks for itself); None:
+        nothing more."""
+        return None
+
     def preview(self, args: dict[str, Any]) -> str:
         """What an approval request shows (a diff, the command). May raise
         ToolError so a call that cannot succeed is refused before asking."""

@@ -8,7 +8,10 @@ In this order:
 3. a tool that always asks (revert_turn) asks in every mode, and no grant
    spares it;
 4. ask mode asks for writes, edits and commands, unless a grant or an allow
-   rule covers the call; auto and plan run writes and safe commands.
+   rule covers the call; auto and plan run writes and safe commands;
+5. a tool may ask for itself (``Tool.approval_reason``: an MCP tool asks in
+   ask mode, and in auto unless its server marks it read-only), again unless
+   a grant or an allow rule covers the call.
 """
 
 from __future__ import annotations
@@ -70,6 +73,8 @@ class ApprovalGate:
             reason = tool.always_asks
         elif asking:
             reason = ASK_REASONS[tool.name]
+        elif own := tool.approval_reason(ctx.approval_mode):
+            reason = own
         else:
             return ALLOWED
         preview = tool.preview(args)

@@ -8,7 +8,8 @@ risky command asks every time) and a deny rule beats every allow.
 
 Rules are written as ``command: PREFIX``, ``command= EXACT COMMAND``,
 ``path: FILE`` or ``path: DIR/`` (a trailing ``/`` or ``/**`` means
-everything under it).
+everything under it), or for MCP tools ``tool: mcp__SERVER__TOOL`` or
+``tool: mcp__SERVER__*`` (every tool of one server).
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from paicli_tui.tools.base import ToolError
 from paicli_tui.tools.risk import split_commands
 from paicli_tui.tools.sandbox import display_path, resolve_in_workspace
 
-GrantKind = Literal["command", "exact", "file", "directory"]
+GrantKind = Literal["command", "exact", "file", "directory", "tool"]
+MCP_PREFIX = "mcp__"
 FILE_TOOLS = frozenset({"write_file", "edit_file"})
 #: Programs whose second word names what they do (``git status``, ``npm test``).
 SUBCOMMAND_PROGRAMS = frozenset({
@@ -57,7 +59,8 @@ class Grant:
     def rule(self) -> str:
         """The grant as a rule line, as config.toml and the ledger write it."""
         return {"command": f"command: {self.pattern}", "exact": f"command= {self.pattern}",
-                "file": f"path: {self.pattern}", "directory": f"path: {self.pattern}"}[self.kind]
+                "file": f"path: {self.pattern}", "directory": f"path: {self.pattern}",
+                "tool": f"tool: {self.pattern}"}[self.kind]
 
     def describe(self) -> str:
         """What the grant allows, in words for the person."""
@@ -67,12 +70,20 @@ class Grant:
             return f"exactly the command `{self.pattern}`"
         if self.kind == "file":
             return f"writes and edits to {self.pattern}"
+        if self.kind == "tool":
+            if self.pattern.endswith("*"):
+                return f"every tool of MCP server {self.pattern[len(MCP_PREFIX):].removesuffix('__*')}"
+            return f"every call of the MCP tool {self.pattern}"
         where = "the whole workspace" if self.pattern == "./" else self.pattern
         return f"writes and edits to any file under {where}"
 
     def covers(self, tool: str, args: dict[str, Any], workspace: Path, *, any_part: bool = False) -> bool:
         """Whether the call falls in this scope. ``any_part`` (deny rules):
         a command matches when any of its simple commands does."""
+        if self.kind == "tool":
+            if self.pattern.endswith("*"):
+                return tool.startswith(self.pattern[:-1])
+            return tool == self.pattern
         if self.kind in ("command", "exact"):
             if tool != "execute_command":
                 return False
@@ -119,7 +130,13 @@ def parse_rule(text: str, source: str = "config") -> Grant:
             directory = value.removesuffix("**").rstrip("/")
             return Grant("directory", f"{directory}/" if directory not in ("", ".") else "./", source)
         return Grant("file", Path(value).as_posix(), source)
-    raise ValueError(f"rule {text!r}: unknown kind {kind!r} (use command or path)")
+    if kind == "tool" and not exact:
+        server, sep, rest = value.removeprefix(MCP_PREFIX).partition("__")
+        if not value.startswith(MCP_PREFIX) or not sep or not server or not rest or "*" in rest[:-1]:
+            raise ValueError(f"rule {text!r}: a tool rule names an MCP tool: 'tool: mcp__SERVER__TOOL' or "
+                             "'tool: mcp__SERVER__*'")
+        return Grant("tool", value, source)
+    raise ValueError(f"rule {text!r}: unknown kind {kind!r} (use command, path or tool)")
 
 
 def single_command_words(command: str) -> list[str] | None:
@@ -149,6 +166,9 @@ def proposed_grants(tool: str, args: dict[str, Any], workspace: Path) -> tuple[G
     program and subcommand (or the exact command); a file, then its folder."""
     if tool == "execute_command":
         return (command_grant(str(args.get("command", ""))),)
+    if tool.startswith(MCP_PREFIX):
+        server = tool[len(MCP_PREFIX):].split("__", 1)[0]
+        return Grant("tool", tool), Grant("tool", f"{MCP_PREFIX}{server}__*")
     if tool in FILE_TOOLS:
         relative = _relative(workspace, args.get("path"))
         if relative is None:

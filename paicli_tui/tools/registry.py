@@ -29,6 +29,7 @@ from paicli_tui.tools.web import WebFetch
 
 if TYPE_CHECKING:
     from paicli_tui.checkpoints.recorder import CheckpointRecorder
+    from paicli_tui.mcp.manager import McpManager
 
 
 class ToolRegistry:
@@ -64,26 +65,40 @@ class ToolRegistry:
         self._gate = ApprovalGate(self.workspace, self.grants, risk_checker, self.redactor)
         #: Records each file's state before a tool changes it (set by the session).
         self.checkpoints: "CheckpointRecorder | None" = None
+        #: The session's MCP servers (P-9.1): their tools come after the built-in ones.
+        self.mcp: "McpManager | None" = None
 
     def add_tool(self, tool: Tool) -> None:
         """Offer one more tool (the session adds load_skill and revert_turn)."""
         self._tools[tool.name] = tool
         self._validators[tool.name] = jsonschema.Draft202012Validator(tool.parameters)
 
+    def attach_mcp(self, manager: "McpManager") -> None:
+        self.mcp = manager
+
+    def _all_tools(self) -> list[Tool]:
+        return [*self._tools.values(), *(self.mcp.tools() if self.mcp is not None else ())]
+
+    def _tool(self, name: str) -> Tool | None:
+        tool = self._tools.get(name)
+        if tool is None and self.mcp is not None:
+            tool = self.mcp.tool(name)
+        return tool
+
     def schemas(self) -> list[dict]:
-        return [tool.schema() for tool in self._tools.values()]
+        return [tool.schema() for tool in self._all_tools()]
 
     def names(self) -> list[str]:
-        return list(self._tools)
+        return [tool.name for tool in self._all_tools()]
 
     def is_read_only(self, name: str) -> bool:
-        tool = self._tools.get(name)
+        tool = self._tool(name)
         return tool is not None and tool.read_only
 
     def execute(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
-        tool = self._tools.get(call.name)
+        tool = self._tool(call.name)
         if tool is None:
-            return _failed(f"unknown tool {call.name!r}; available tools: {', '.join(self._tools)}", "unknown tool")
+            return _failed(f"unknown tool {call.name!r}; available tools: {', '.join(self.names())}", "unknown tool")
         ctx = replace(ctx, call_id=call.id)  # a copy: parallel calls share the caller's context
         try:
             args = self._arguments(tool, call.arguments)
@@ -93,8 +108,8 @@ class ToolRegistry:
             if not gate.allowed:
                 return ToolResult(False, gate.denial, gate.denial)
             if gate.arguments is None:
-                return self._scrubbed(self._run(tool, args, self._with_deadline(ctx)), ctx, call)
-            result = self._run(tool, self._edited(tool, gate.arguments), self._with_deadline(ctx))
+                return self._scrubbed(self._run(tool, args, self._with_deadline(ctx, tool)), ctx, call)
+            result = self._run(tool, self._edited(tool, gate.arguments), self._with_deadline(ctx, tool))
             note = f"[the person edited this call before it ran; it ran with: {json.dumps(gate.arguments)}]"
             edited = replace(result, content=f"{note}\n{result.content}", summary=f"{result.summary} (edited by you)")
             return self._scrubbed(edited, ctx, call)
@@ -126,17 +141,22 @@ class ToolRegistry:
         return result
 
     def _edited(self, tool: Tool, args: dict[str, Any]) -> dict[str, Any]:
-        error = best_match(self._validators[tool.name].iter_errors(args))
+        error = best_match(self._validator(tool).iter_errors(args))
         if error is not None:
             raise ToolError(f"the edited call is invalid: {error.message}; nothing ran")
         return args
 
-    def _with_deadline(self, ctx: ToolContext) -> ToolContext:
+    def _validator(self, tool: Tool):
+        """A built-in tool's validator, or the one an MCP tool made from its
+        server's schema."""
+        return self._validators.get(tool.name) or getattr(tool, "validator")
+
+    def _with_deadline(self, ctx: ToolContext, tool: Tool | None = None) -> ToolContext:
         """A copy of ``ctx`` for one call: calls run in parallel share the
         caller's context, so each gets its own clock, started after approval
         (time spent waiting for the user does not count). A caller's earlier
         deadline is kept."""
-        deadline = Deadline.after(self.settings.tool_timeout)
+        deadline = Deadline.after(getattr(tool, "call_timeout", None) or self.settings.tool_timeout)
         if ctx.deadline is not None and ctx.deadline.at < deadline.at:
             deadline = ctx.deadline
         return replace(ctx, deadline=deadline)
@@ -149,11 +169,11 @@ class ToolRegistry:
             raise ToolError(f"{prefix}: not valid JSON ({exc.msg} at position {exc.pos})") from None
         if not isinstance(args, dict):
             raise ToolError(f"{prefix}: expected a JSON object, got {type(args).__name__}")
-        error = best_match(self._validators[tool.name].iter_errors(args))
+        error = best_match(self._validator(tool).iter_errors(args))
         if error is not None:
             where = "/".join(str(part) for part in error.absolute_path)
             if error.validator == "additionalProperties":
-                allowed = ", ".join(tool.parameters["properties"])
+                allowed = ", ".join(tool.parameters.get("properties", {}))
                 raise ToolError(f"{prefix}: {error.message}; allowed arguments: {allowed}")
             raise ToolError(f"{prefix}: {where + ': ' if where else ''}{error.message}")
         return args

@@ -104,7 +104,10 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
 
     def _buttons(self) -> ComposeResult:
         yield Button(Content("Yes [y]"), variant="success", id="approval-yes", compact=True)
-        for index, label in enumerate(ALWAYS_LABELS[: len(self.request.grants)]):
+        labels = ALWAYS_LABELS
+        if self.request.grants and self.request.grants[0].kind == "tool":
+            labels = ("Always [a]", "Always, whole server [d]")  # an MCP tool: this tool, or all of its server's
+        for index, label in enumerate(labels[: len(self.request.grants)]):
             yield Button(Content(label), variant="primary", id=f"approval-always-{index}", compact=True)
         yield Button(Content("No [n]"), variant="error", id="approval-no", compact=True)
         yield Button(Content("No, tell why [r]"), id="approval-reason-button", compact=True)

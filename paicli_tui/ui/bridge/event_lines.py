@@ -157,6 +157,29 @@ def describe(event: ev.Event) -> Line | None:
             return changes_line(event)
         case ev.ChangesReverted():
             return _reverted_line(event)
+        case ev.McpServerChanged() | ev.McpResourceAttached() | ev.McpWorkspaceTrusted():
+            return _mcp_line(event)
+    return None
+
+
+def _mcp_line(event: ev.Event) -> Line | None:
+    """One line when an MCP server becomes ready, fails or dies, or a
+    resource is attached; starting and a clean stop say nothing."""
+    if isinstance(event, ev.McpServerChanged):
+        if event.state == "ready":
+            return Line(f"MCP {event.server} ready: {event.detail}", "muted")
+        if event.state in ("failed", "exited"):
+            verb = "did not start" if event.state == "failed" else "stopped working"
+            return Line(f"MCP server {event.server} {verb}: {event.detail} (/mcp shows it, r restarts it)", "warning")
+        return None
+    if isinstance(event, ev.McpResourceAttached):
+        if not event.ok:
+            return Line(f"@{event.server}:{event.uri} not attached: {event.detail}", "warning")
+        cut = " (cut)" if event.truncated else ""
+        return Line(f"attached @{event.server}:{event.uri} ({event.chars} characters{cut})", "muted")
+    if isinstance(event, ev.McpWorkspaceTrusted):
+        kept = "" if event.remembered else " (this run only)"
+        return Line(f"starting the MCP servers of {event.path}: {', '.join(event.servers)}{kept}", "info")
     return None
 
 

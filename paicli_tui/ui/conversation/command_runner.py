@@ -43,6 +43,11 @@ class CommandRunner:
                 await self._open_undo()
             case "/skills":
                 await self._open_skills()
+            case "/mcp":
+                from paicli_tui.ui.mcp.mcp_screen import McpScreen
+
+                await t.add_line("mcp: r restarts the highlighted server · esc closes", "muted")
+                screen.app.push_screen(McpScreen(screen.session))
             case "/help":
                 await t.add_line("help: F1, or ? on an empty input, opens it again", "muted")
                 screen.app.action_show_help()

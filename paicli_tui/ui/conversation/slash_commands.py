@@ -17,6 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/permissions": ("", "list what is granted and the allow/deny rules; revoke or keep a grant"),
     "/undo": ("", "revert the file changes of the last turn, or of a run you pick; the diff first"),
     "/skills": ("", "list the skills the agent can load (name, description, source)"),
+    "/mcp": ("", "MCP servers: state, tools, resources, restart (@server:uri attaches one)"),
     "/copy": ("", "copy the last answer to the clipboard"),
     "/clear": ("", "forget the conversation, clear the transcript and its token count"),
     "/help": ("", "every key of every screen, the commands and the focus order"),

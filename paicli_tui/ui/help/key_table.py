@@ -15,8 +15,8 @@ from textual.dom import DOMNode
 import paicli_tui.ui as ui_package
 
 #: Groups in the order the help shows them.
-GROUPS = ("Main screen", "Plan review", "Run", "Task tree", "Approval", "Permissions", "Undo", "Skills", "Dialogs",
-          "Help", "Other")
+GROUPS = ("Main screen", "Plan review", "Run", "Task tree", "Approval", "Permissions", "Undo", "Skills", "MCP",
+          "Dialogs", "Help", "Other")
 
 #: Module (or folder) → group; the longest matching prefix wins.
 _GROUP_OF_MODULE = {
@@ -30,6 +30,7 @@ _GROUP_OF_MODULE = {
     "paicli_tui.ui.approval.permissions": "Permissions",
     "paicli_tui.ui.undo": "Undo",
     "paicli_tui.ui.skills": "Skills",
+    "paicli_tui.ui.mcp": "MCP",
     "paicli_tui.ui.help": "Help",
 }
 
