@@ -125,14 +125,19 @@ class ModelRetry(Event):
 
 @dataclass(frozen=True)
 class CapabilityDropped(Event):
-    """The server refused an optional request field (HTTP 400 naming it):
-    the call is sent once more without it, and no later call of this session
-    sends it. ``field`` is ``response_format`` or ``max_tokens``."""
+    """The server refused an optional request field (HTTP 400 naming it, or
+    a 5xx naming ``response_format``): the call is sent once more without it
+    or in its ``fallback`` form, and no later call of this session sends
+    more. ``field`` is ``response_format`` or ``max_tokens``."""
 
     name: ClassVar[str] = "capability_dropped"
     call_id: str
     field: str
     reason: str
+    #: What is sent instead from now on: a weaker ``response_format`` form
+    #: (``json_object_schema``, ``json_object``) or ``max_completion_tokens``;
+    #: empty when the field is no longer sent at all.
+    fallback: str = ""
 
 
 @dataclass(frozen=True)
