@@ -112,6 +112,9 @@ class ModelResponse(Event):
     #: How many of ``tool_calls`` were read from ``<tool_call>`` text in the
     #: content (``tool_calls_in_content``), not sent as real tool calls.
     recovered_tool_calls: int = 0
+    #: False when the server sent no usage for this call (llama-cpp-python
+    #: ignores ``stream_options``): the token fields are then 0, not counted.
+    usage_reported: bool = True
 
 
 @dataclass(frozen=True)

@@ -361,7 +361,7 @@ class ChatClient:
             finish_reason=result.finish_reason, prompt_tokens=result.usage.prompt_tokens,
             completion_tokens=result.usage.completion_tokens, cached_tokens=result.usage.cached_tokens,
             duration_s=round(duration, 3), unexecuted_markup=result.unexecuted_markup,
-            recovered_tool_calls=result.recovered_tool_calls,
+            recovered_tool_calls=result.recovered_tool_calls, usage_reported=result.usage_reported,
         )
 
     def _publish_error(self, agent: str, call_id: str, error: ModelError) -> None:
