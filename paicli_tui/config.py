@@ -26,7 +26,8 @@ ProviderName = Literal[
 #: base_url, default model and key variable per provider (P-1.2), each one
 #: checked against the provider's documentation in docs/providers.md, and
 #: ``response_format``: which structured output the server takes
-#: (``json_schema``, ``json_object`` or ``none``), used when
+#: (``json_schema``, ``json_object_schema``, ``json_object`` or ``none``;
+#: llm/structured_output.py shows each form), used when
 #: ``structured_output = "auto"``. The local servers (vllm, lmstudio) serve
 #: whatever model was loaded: "local" stands in until --model names it.
 PRESETS: dict[str, dict[str, str]] = {
@@ -38,8 +39,10 @@ PRESETS: dict[str, dict[str, str]] = {
             "response_format": "json_object"},
     "ollama": {"base_url": "http://127.0.0.1:11434/v1", "model": "qwen2.5-coder", "api_key_env": "",
                "response_format": "json_schema"},
+    # llama.cpp's servers take the schema beside json_object (llama-cpp-python
+    # answers the json_schema form with HTTP 500): docs/providers.md.
     "llamacpp": {"base_url": "http://127.0.0.1:8080/v1", "model": "local", "api_key_env": "",
-                 "response_format": "json_schema"},
+                 "response_format": "json_object_schema"},
     "openrouter": {"base_url": "https://openrouter.ai/api/v1", "model": "openai/gpt-4o-mini",
                    "api_key_env": "OPENROUTER_API_KEY", "response_format": "json_schema"},
     "vllm": {"base_url": "http://127.0.0.1:8000/v1", "model": "local", "api_key_env": "",
@@ -52,7 +55,7 @@ PRESETS: dict[str, dict[str, str]] = {
 }
 
 #: What ``response_format`` kinds a request may carry (``none``: nothing is sent).
-ResponseFormatKind = Literal["json_schema", "json_object", "none"]
+ResponseFormatKind = Literal["json_schema", "json_object_schema", "json_object", "none"]
 
 
 #: Model calls one agent may make per turn or task unless configured.
@@ -152,10 +155,12 @@ class Settings(BaseModel):
     """SearXNG base URL; web_search is exposed only when set."""
     team_review: bool = True
     """Show the plan review screen before a /team run."""
-    structured_output: Literal["auto", "json_schema", "json_object", "off"] = "auto"
+    structured_output: Literal["auto", "json_schema", "json_object_schema", "json_object", "off"] = "auto"
     """Send the planner, worker-report and verdict JSON Schema as
     ``response_format``: ``auto`` uses what the provider preset supports,
-    ``off`` sends none. The reply is read by the same strict reader either way."""
+    ``json_object_schema`` sends the schema beside ``{"type": "json_object"}``
+    (llama.cpp's form), ``off`` sends none. The reply is read by the same
+    strict reader either way."""
     plan_repairs: int = Field(1, ge=0, le=5)
     """Times the planner is asked once more, with the exact error, after its
     plan was rejected; 0 fails planning at the first rejection."""
@@ -191,7 +196,7 @@ class Settings(BaseModel):
             return "none"
         if self.structured_output == "auto":
             kind = PRESETS[self.provider].get("response_format", "none")
-            return kind if kind in ("json_schema", "json_object") else "none"  # type: ignore[return-value]
+            return kind if kind in ("json_schema", "json_object_schema", "json_object") else "none"  # type: ignore[return-value]
         return self.structured_output
 
     def resolved(self) -> "ResolvedProvider":

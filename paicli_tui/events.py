@@ -112,6 +112,9 @@ class ModelResponse(Event):
     #: How many of ``tool_calls`` were read from ``<tool_call>`` text in the
     #: content (``tool_calls_in_content``), not sent as real tool calls.
     recovered_tool_calls: int = 0
+    #: False when the server sent no usage for this call (llama-cpp-python
+    #: ignores ``stream_options``): the token fields are then 0, not counted.
+    usage_reported: bool = True
 
 
 @dataclass(frozen=True)
@@ -125,14 +128,19 @@ class ModelRetry(Event):
 
 @dataclass(frozen=True)
 class CapabilityDropped(Event):
-    """The server refused an optional request field (HTTP 400 naming it):
-    the call is sent once more without it, and no later call of this session
-    sends it. ``field`` is ``response_format`` or ``max_tokens``."""
+    """The server refused an optional request field (HTTP 400 naming it, or
+    a 5xx naming ``response_format``): the call is sent once more without it
+    or in its ``fallback`` form, and no later call of this session sends
+    more. ``field`` is ``response_format`` or ``max_tokens``."""
 
     name: ClassVar[str] = "capability_dropped"
     call_id: str
     field: str
     reason: str
+    #: What is sent instead from now on: a weaker ``response_format`` form
+    #: (``json_object_schema``, ``json_object``) or ``max_completion_tokens``;
+    #: empty when the field is no longer sent at all.
+    fallback: str = ""
 
 
 @dataclass(frozen=True)

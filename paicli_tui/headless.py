@@ -29,6 +29,7 @@ class TextPrinter:
         self.err = err or sys.stderr
         self._lock = threading.Lock()
         self._streaming: str | None = None  # actor whose content is mid-line
+        self._told_no_usage = False
 
     def __call__(self, event: ev.Event) -> None:
         with self._lock:
@@ -48,13 +49,8 @@ class TextPrinter:
                 self.out.write(event.text)
                 self.out.flush()
             return
-        if isinstance(event, ev.ModelResponse) and event.actor == "react" and self._streaming:
-            self.out.write("\n")
-            self.out.flush()
-            self._streaming = None
-            return
-        if isinstance(event, ev.ModelResponse) and event.unexecuted_markup:
-            self._line(f"! [{event.actor}] reply contains tool-call markup that was not executed: {event.unexecuted_markup}", self.err)
+        if isinstance(event, ev.ModelResponse):
+            self._response(event)
         elif isinstance(event, ev.ToolCallStarted):
             self._line(f"→ [{event.actor}] {event.tool} {_short(event.arguments)}")
         elif isinstance(event, ev.ToolCallFinished):
@@ -102,6 +98,23 @@ class TextPrinter:
             self._line(line.text, self.err)
         elif isinstance(event, ev.ApprovalDecided) and event.decision not in ("yes", "always", "auto-approved"):
             self._line(f"✗ [{event.actor}] {event.tool} not approved: {event.reason or event.decision}")
+
+    def _response(self, event: ev.ModelResponse) -> None:
+        if event.actor == "react" and self._streaming:
+            self.out.write("\n")
+            self.out.flush()
+            self._streaming = None
+        elif event.unexecuted_markup:
+            self._line(f"! [{event.actor}] reply contains tool-call markup that was not executed: {event.unexecuted_markup}", self.err)
+        if not event.usage_reported and not self._told_no_usage:
+            # Once: a server that leaves usage out does so on every streamed reply.
+            self._told_no_usage = True
+            self._line(f"! [{event.actor}] {NO_USAGE}", self.err)
+
+
+#: Said once per run when a reply came without usage.
+NO_USAGE = ("the server sent no token usage with its reply (stream_options ignored): "
+            "token counts and token budgets leave such calls out")
 
 
 def _mcp_problem(event: ev.Event) -> bool:

@@ -1,6 +1,7 @@
 """The client's optional request fields (issue 16): ``response_format`` and
 ``max_tokens`` reach the body, and a server that refuses one with HTTP 400
-gets the call again at once without it, once per session. Real sockets: the
+gets the call again at once without it (or in a weaker form), once per
+session; a 5xx naming ``response_format`` is such a refusal too. Real sockets: the
 loopback server records every request body."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import pytest
 from paicli_tui.events import CapabilityDropped, EventBus, ModelRequest, ModelRetry
 from paicli_tui.llm.client import ChatClient
 from paicli_tui.llm.scripted import Reply, Script
-from paicli_tui.llm.structured_output import response_format
+from paicli_tui.llm.structured_output import at_most, kind_of, response_format, weaker
 from paicli_tui.llm.types import ModelHTTPError
 from tests.support.server import LoopbackServer
 
@@ -49,14 +50,9 @@ def test_response_format_and_max_tokens_go_into_the_body_only_when_given():
     assert "response_format" not in plain and "max_tokens" not in plain
 
 
-@pytest.mark.parametrize("kind, expected", [("json_object", {"type": "json_object"}), ("none", None)])
-def test_the_capability_decides_the_field(kind, expected):
-    assert response_format(kind, "t", SCHEMA) == expected
-
-
 @pytest.mark.parametrize("message", [
-    "'response_format.type' must be 'json_object' or 'text'",  # DeepSeek's wording
-    "json_schema is not supported by this model",
+    "Unsupported parameter: response_format",
+    "response_format is not supported",
     "Unsupported parameter: extra inputs are not permitted",
 ])
 def test_a_400_refusing_response_format_drops_it_once_and_for_the_session(message):
@@ -73,10 +69,95 @@ def test_a_400_refusing_response_format_drops_it_once_and_for_the_session(messag
     assert "response_format" not in retried and retried["max_tokens"] == 50 and retried["messages"] == refused["messages"]
     assert "response_format" not in later, "not sent again this session"
     [dropped] = [e for e in seen if isinstance(e, CapabilityDropped)]
-    assert (dropped.actor, dropped.field) == ("planner", "response_format") and message.split()[0] in dropped.reason
+    assert (dropped.actor, dropped.field, dropped.fallback) == ("planner", "response_format", "")
+    assert message.split()[0] in dropped.reason
     assert not [e for e in seen if isinstance(e, ModelRetry)], "the resend is not a retry after a failure"
     requests = [e for e in seen if isinstance(e, ModelRequest)]
     assert [(e.response_format, e.max_tokens) for e in requests] == [("json_schema", 50), ("", 50)]
+
+
+def llama_cpp_python(request) -> Reply:
+    """What llama-cpp-python 0.3.36's server answers (measured on the real
+    one, tests/e2e/test_real_llama_server.py): the json_schema type is a 500
+    from its request validation; json_object, with or without a schema, is
+    served."""
+    if (request.body.get("response_format") or {}).get("type") == "json_schema":
+        message = ("1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+                   "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}")
+        return Reply(status=500, body=json.dumps({"error": {"message": message, "type": "internal_server_error"}}))
+    return Reply(content='{"ok": true}')
+
+
+def test_a_500_refusing_the_json_schema_form_steps_down_to_the_schema_beside_json_object():
+    bus = EventBus("s")
+    seen: list = []
+    bus.subscribe(seen.append)
+    script = Script(default=llama_cpp_python)
+    with LoopbackServer(script) as server, client_for(server, bus) as client:
+        first = client.chat(SAID, agent="planner", response_format=FORMAT)
+        second = client.chat(SAID, agent="reviewer", response_format=FORMAT)
+        assert client.format_ceiling == "json_object_schema" and client.dropped == set()
+    assert first.content == second.content == '{"ok": true}'
+    sent = [r.body["response_format"] for r in script.requests]
+    assert sent == [FORMAT, {"type": "json_object", "schema": SCHEMA}, {"type": "json_object", "schema": SCHEMA}]
+    assert not [e for e in seen if isinstance(e, ModelRetry)], "a refusal is not retried"
+    [dropped] = [e for e in seen if isinstance(e, CapabilityDropped)]
+    assert (dropped.field, dropped.fallback) == ("response_format", "json_object_schema") and "HTTP 500" in dropped.reason
+    requests = [e.response_format for e in seen if isinstance(e, ModelRequest)]
+    assert requests == ["json_schema", "json_object_schema"], "the ledger tells the two forms apart"
+
+
+def test_each_refused_form_steps_one_rung_down_until_one_is_taken():
+    def respond(request) -> Reply:
+        sent = request.body.get("response_format") or {}
+        if sent.get("type") == "json_schema":
+            return Reply(status=400, body=json.dumps({"error": {"message": "'response_format.type' must be 'json_object' or 'text'"}}))
+        if "schema" in sent:
+            return Reply(status=400, body=json.dumps({"error": {"message": "response_format.schema: extra inputs are not permitted"}}))
+        return Reply(content='{"ok": true}')
+
+    bus = EventBus("s")
+    seen: list = []
+    bus.subscribe(seen.append)
+    script = Script(default=respond)
+    with LoopbackServer(script) as server, client_for(server, bus) as client:
+        client.chat(SAID, agent="a", response_format=FORMAT)
+        client.chat(SAID, agent="a", response_format=FORMAT)
+    assert [kind_of(r.body.get("response_format")) for r in script.requests] == [
+        "json_schema", "json_object_schema", "json_object", "json_object"]
+    assert [e.fallback for e in seen if isinstance(e, CapabilityDropped)] == ["json_object_schema", "json_object"]
+
+
+def test_a_500_that_does_not_name_response_format_is_retried_and_drops_nothing():
+    replies = iter([Reply(status=500, body=json.dumps({"error": {"message": "out of memory"}})), Reply(content='{"ok": true}')])
+    script = Script(default=lambda request: next(replies))
+    with LoopbackServer(script) as server, client_for(server) as client:
+        result = client.chat(SAID, agent="a", response_format=FORMAT)
+        assert client.format_ceiling == "json_schema" and client.dropped == set()
+    assert result.content == '{"ok": true}'
+    assert [r.body["response_format"] for r in script.requests] == [FORMAT, FORMAT]
+
+
+def test_a_500_naming_response_format_when_none_was_sent_is_retried_as_any_500():
+    replies = iter([Reply(status=500, body=json.dumps({"error": {"message": "response_format handler crashed"}})),
+                    Reply(content="fine")])
+    script = Script(default=lambda request: next(replies))
+    with LoopbackServer(script) as server, client_for(server) as client:
+        assert client.chat(SAID, agent="a").content == "fine"
+    assert len(script.requests) == 2
+
+
+@pytest.mark.parametrize("kind, field", [
+    ("json_schema", FORMAT),
+    ("json_object_schema", {"type": "json_object", "schema": SCHEMA}),
+    ("json_object", {"type": "json_object"}),
+    ("none", None),
+])
+def test_each_form_is_one_rung_and_steps_down_to_the_next(kind, field):
+    assert response_format(kind, "t", SCHEMA) == field and kind_of(field) == kind
+    below = {"json_schema": "json_object_schema", "json_object_schema": "json_object"}.get(kind, "none")
+    assert kind_of(weaker(field)) == below
+    assert at_most(FORMAT, kind) == field, "a ceiling rebuilds the strongest form as the allowed one"
 
 
 def test_a_server_asking_for_max_completion_tokens_gets_the_limit_under_that_name():

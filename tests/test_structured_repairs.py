@@ -13,6 +13,7 @@ from paicli_tui.config import Settings
 from paicli_tui.events import RepairRequested
 from paicli_tui.ledger import read_ledger
 from paicli_tui.llm.scripted import Reply, Script, ScriptedTransport
+from paicli_tui.plan.ordered_schema import ORDERED_PLAN_SCHEMA
 from paicli_tui.plan.schema import PLAN_REPLY_SCHEMA, PLAN_VALIDATOR
 from paicli_tui.records.verify import render, verify_ledger
 from paicli_tui.team.reply_schemas import REVIEW_VERDICT_SCHEMA, WORKER_REPORT_SCHEMA
@@ -59,6 +60,7 @@ def requests_of(script: Script, agent: str):
 
 @pytest.mark.parametrize("structured, expected", [
     ("auto", "json_schema"),  # the custom preset takes a JSON Schema
+    ("json_object_schema", "json_object_schema"),
     ("json_object", "json_object"),
     ("off", None),
 ])
@@ -72,6 +74,9 @@ def test_the_planner_request_carries_the_plan_schema_per_capability(tmp_path, st
         assert sent is None
     elif expected == "json_object":
         assert sent == {"type": "json_object"}
+    elif expected == "json_object_schema":
+        # The grammar form numbers the steps (plan/ordered_schema.py).
+        assert sent == {"type": "json_object", "schema": ORDERED_PLAN_SCHEMA}
     else:
         assert sent == {"type": "json_schema", "json_schema": {"name": "paicli_plan", "strict": True, "schema": PLAN_REPLY_SCHEMA}}
     assert "response_format" not in requests_of(script, "task")[0].body  # tool loops are never constrained

@@ -15,7 +15,11 @@ waited for. What the client holds of a reply is capped (reader.py).
 refuse: an HTTP 400 that names one is detected once per client (one client
 per session), the call is sent again at once without it (or, for a server
 that asks for ``max_completion_tokens``, with the limit under that name),
-later calls leave it out, and ``capability_dropped`` records it.
+later calls leave it out, and ``capability_dropped`` records it. A refusal
+that names a ``response_format`` form (``json_schema``, a ``type``, the
+schema) steps one rung down instead (structured_output.LADDER), and so does
+an HTTP 5xx naming the field: llama-cpp-python answers the ``json_schema``
+form with a 500, which is a refusal to read, not a failure worth a retry.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from paicli_tui.llm.cancel import CANCEL_EXTENSION, CancelWatch, install_trackin
 from paicli_tui.llm.markup import recover_tool_calls
 from paicli_tui.llm.reader import ReplyReader
 from paicli_tui.llm.retry import backoff_delay
+from paicli_tui.llm.structured_output import at_most, kind_of, weaker
 from paicli_tui.llm.types import (
     ChatResult,
     Delta,
@@ -52,7 +57,7 @@ from paicli_tui.llm.types import (
 )
 
 if TYPE_CHECKING:
-    from paicli_tui.config import Settings
+    from paicli_tui.config import ResponseFormatKind, Settings
     from paicli_tui.events import EventBus
 
 
@@ -112,6 +117,8 @@ class ChatClient:
         self._sent_lock = threading.Lock()
         #: Optional fields the server refused this session (see the module doc).
         self.dropped: set[str] = set()
+        #: The strongest ``response_format`` form this server still gets.
+        self.format_ceiling: ResponseFormatKind = "json_schema"
         #: The body key of the output limit; None once the server refused it.
         self._limit_key: str | None = "max_tokens"
 
@@ -179,8 +186,7 @@ class ChatClient:
         call_id = _new_call_id()
         started = time.monotonic()
         bus = self.bus
-        if "response_format" in self.dropped:
-            response_format = None
+        response_format = at_most(response_format, self.format_ceiling)
         if self._limit_key is None:
             max_tokens = None
         if bus is not None:
@@ -241,10 +247,15 @@ class ChatClient:
         return result
 
     def _refused_field(self, error: ModelError, body: dict) -> str | None:
-        """The optional field a 400 reply refuses, when the body carries it."""
-        if not isinstance(error, ModelHTTPError) or error.status != 400:
+        """The optional field a 400 reply (or a 5xx naming ``response_format``)
+        refuses, when the body carries it."""
+        if not isinstance(error, ModelHTTPError):
             return None
         text = str(error).lower()
+        if error.status >= 500:
+            return "response_format" if "response_format" in body and _NAMES_FIELD_IN_5XX.search(text) else None
+        if error.status != 400:
+            return None
         if "response_format" in body and _NAMES_RESPONSE_FORMAT.search(text):
             return "response_format"
         if self._limit_key is not None and self._limit_key in body and self._limit_key in text:
@@ -254,22 +265,29 @@ class ChatClient:
         return None
 
     def _drop(self, name: str, body: dict, agent: str, call_id: str, error: ModelError) -> None:
-        with self._sent_lock:
-            self.dropped.add(name)
         reason = str(error)
+        fallback = ""
         if name == "max_tokens":
             limit = body.pop(str(self._limit_key))
             if self._limit_key == "max_tokens" and "max_completion_tokens" in reason:
                 # OpenAI's reasoning models take the limit under its newer name.
                 self._limit_key = "max_completion_tokens"
                 body[self._limit_key] = limit
-                reason += " (the limit is sent as max_completion_tokens from now on)"
+                fallback = self._limit_key
             else:
                 self._limit_key = None
         else:
-            body.pop("response_format")
+            refused = body.pop("response_format")
+            lower = weaker(refused) if _NAMES_A_FORM.search(reason.lower()) else None
+            if lower is not None:
+                body["response_format"] = lower
+            self.format_ceiling = kind_of(lower)
+            fallback = "" if lower is None else self.format_ceiling
+        if not fallback:
+            with self._sent_lock:
+                self.dropped.add(name)
         if self.bus is not None:
-            self.bus.publish(ev.CapabilityDropped(actor=agent, call_id=call_id, field=name, reason=reason))
+            self.bus.publish(ev.CapabilityDropped(actor=agent, call_id=call_id, field=name, reason=reason, fallback=fallback))
 
     def _wait_before_retry(self, delay: float, cancel: threading.Event | None, deadline: float | None) -> ModelError | None:
         """Sleep the backoff delay; the error to end the call with when
@@ -334,7 +352,7 @@ class ChatClient:
         return ev.ModelRequest(
             actor=agent, call_id=call_id, model=self.model, tools=names,
             message_count=len(messages), system_sha256=system, new_messages=tuple(new),
-            max_tokens=max_tokens, response_format=str((response_format or {}).get("type", "")),
+            max_tokens=max_tokens, response_format="" if response_format is None else kind_of(response_format),
         )
 
     def _response_event(self, result: ChatResult, agent: str, call_id: str, duration: float) -> ev.ModelResponse:
@@ -344,7 +362,7 @@ class ChatClient:
             finish_reason=result.finish_reason, prompt_tokens=result.usage.prompt_tokens,
             completion_tokens=result.usage.completion_tokens, cached_tokens=result.usage.cached_tokens,
             duration_s=round(duration, 3), unexecuted_markup=result.unexecuted_markup,
-            recovered_tool_calls=result.recovered_tool_calls,
+            recovered_tool_calls=result.recovered_tool_calls, usage_reported=result.usage_reported,
         )
 
     def _publish_error(self, agent: str, call_id: str, error: ModelError) -> None:
@@ -367,6 +385,12 @@ class ChatClient:
 #: A 400 that names structured output: the field, its types, llama.cpp's
 #: "grammar"/"schema" conversion errors.
 _NAMES_RESPONSE_FORMAT = re.compile(r"response_format|response format|json_schema|json_object|\bschema\b|grammar")
+#: A 5xx that is the server refusing to read response_format (llama-cpp-python's
+#: request validation answers 500), not a failure to retry.
+_NAMES_FIELD_IN_5XX = re.compile(r"response_format|json_schema|json_object")
+#: A refusal aimed at one form of response_format rather than at the field:
+#: a weaker form may still be taken.
+_NAMES_A_FORM = re.compile(r"json_schema|json_object|\bschema\b|\btype\b")
 #: A 400 that refuses some field without naming it.
 _REFUSES_A_FIELD = re.compile(
     r"unsupported|not supported|unrecognized|unknown (?:field|parameter|argument|key)|extra (?:fields|inputs)"

@@ -25,6 +25,7 @@ from paicli_tui.llm.types import ChatResult
 from paicli_tui.plan.executor import Replanner
 from paicli_tui.plan.model import Plan, Task, TaskStatus
 from paicli_tui.plan.parser import PlanError, parse_plan
+from paicli_tui.plan.ordered_schema import ORDERED_PLAN_SCHEMA
 from paicli_tui.plan.schema import PLAN_REPLY_SCHEMA
 from paicli_tui.prompt_assembler import with_turn_context
 
@@ -45,11 +46,20 @@ class PlanTruncatedError(PlanError):
 def planner_options(settings: "Settings") -> dict[str, Any]:
     """The Planner keywords the settings give: output limit, repairs and
     the plan schema as ``response_format`` where the server takes one."""
+    kind = settings.response_format_kind()
     return {
         "max_tokens": settings.planner_max_tokens,
         "repairs": settings.plan_repairs,
-        "response_format": response_format(settings.response_format_kind(), "paicli_plan", PLAN_REPLY_SCHEMA),
+        "response_format": response_format(kind, "paicli_plan", plan_reply_schema(kind)),
     }
+
+
+def plan_reply_schema(kind: str) -> dict:
+    """The plan schema for a ``response_format`` kind: the ordered form
+    (ordered_schema.py) where the server decodes the schema as a grammar
+    (llama.cpp's ``json_object_schema``), the flat one that strict
+    json_schema servers take otherwise."""
+    return ORDERED_PLAN_SCHEMA if kind == "json_object_schema" else PLAN_REPLY_SCHEMA
 
 
 class ChatClientLike(Protocol):

@@ -44,6 +44,9 @@ PLAN_SCHEMA: dict = {
 Draft202012Validator.check_schema(PLAN_SCHEMA)
 PLAN_VALIDATOR = Draft202012Validator(PLAN_SCHEMA)
 
+#: The task types a plan reply names (TaskType's values).
+PLAN_TYPES = ("FILE_READ", "FILE_WRITE", "COMMAND", "ANALYSIS", "VERIFICATION")
+
 #: The shape the planner prompts ask for, sent as ``response_format`` (issue
 #: 16). Narrower than PLAN_SCHEMA so that it suits strict servers (OpenAI's
 #: strict mode has no if/then/else and wants every property required, no
@@ -61,7 +64,7 @@ PLAN_REPLY_SCHEMA: dict = {
                 "properties": {
                     "id": {"type": "string"},
                     "description": {"type": "string"},
-                    "type": {"type": "string", "enum": ["FILE_READ", "FILE_WRITE", "COMMAND", "ANALYSIS", "VERIFICATION"]},
+                    "type": {"type": "string", "enum": list(PLAN_TYPES)},
                     "dependencies": {"type": "array", "items": {"type": "string"}},
                 },
                 "required": ["id", "description", "type", "dependencies"],

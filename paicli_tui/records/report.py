@@ -108,6 +108,7 @@ def run_report(record: RunRecord, *, session: str = "", ledger: str = "") -> dic
             "tokens": totals.to_dict(),
             "cost": round(totals.cost, 6),
             "model_calls": totals.calls,
+            "calls_without_usage": totals.unreported,
             "tool_calls": record.tool_calls,
             "replans": record.replans,
             "retries": record.retries,

@@ -27,6 +27,8 @@ class Tokens:
     cached: int = 0
     calls: int = 0
     cost: float = 0.0
+    #: Calls whose server sent no usage: the figures above leave them out.
+    unreported: int = 0
 
     def add(self, payload: Mapping[str, Any], cost: float) -> None:
         self.prompt += int(payload.get("prompt_tokens") or 0)
@@ -34,6 +36,7 @@ class Tokens:
         self.cached += int(payload.get("cached_tokens") or 0)
         self.calls += 1
         self.cost += cost
+        self.unreported += payload.get("usage_reported") is False
 
     def to_dict(self) -> dict:
         return {"prompt": self.prompt, "completion": self.completion, "cached": self.cached}
@@ -96,6 +99,7 @@ class RunRecord:
             total.cached += spent.cached
             total.calls += spent.calls
             total.cost += spent.cost
+            total.unreported += spent.unreported
         return total
 
 

@@ -69,6 +69,11 @@ _CHATTER = (
 
 
 _REPAIRED_BY = {"plan": "planner", "report": "worker", "verdict": "reviewer"}
+_FALLBACK_WORDS = {
+    "json_object_schema": "the schema as json_object + schema",
+    "json_object": "plain JSON mode (json_object)",
+    "max_completion_tokens": "the limit as max_completion_tokens",
+}
 
 
 def _actor(event: ev.Event) -> str:
@@ -133,7 +138,9 @@ def describe(event: ev.Event) -> Line | None:
             author = _REPAIRED_BY.get(event.kind, "agent")
             return Line(f"{who}{event.kind} rejected: {event.error}; asking the {author} to correct it", "warning")
         case ev.CapabilityDropped():
-            return Line(f"{who}the server refused {event.field}; not sent again this session: {event.reason}", "warning")
+            then = f"sending {_FALLBACK_WORDS.get(event.fallback, event.fallback)} instead from now on" if event.fallback \
+                else "not sent again this session"
+            return Line(f"{who}the server refused {event.field}; {then}: {event.reason}", "warning")
         case ev.TaskDispatched():
             retry = f" (attempt {event.attempt})" if event.attempt > 1 else ""
             return Line(f"▸ {event.task_id} → {event.worker}{retry}", "muted")

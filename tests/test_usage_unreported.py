@@ -1,0 +1,53 @@
+"""A server that sends no usage (llama-cpp-python 0.3.36 ignores
+``stream_options`` when streaming; tests/e2e/test_real_llama_server.py pins
+it): the ledger says so per call, the report counts those calls apart from
+the tokens, and `paicli run` says it once instead of showing zero tokens as
+if they were counted."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from paicli_tui import events as ev
+from paicli_tui.headless import NO_USAGE, TextPrinter
+from paicli_tui.llm.scripted import Reply, Script
+from paicli_tui.records.report import session_reports
+from tests.support.recorder import lines_of, record, task_plan
+
+pytestmark = pytest.mark.timeout(30)
+
+
+def response(actor: str, reported: bool) -> ev.ModelResponse:
+    return ev.ModelResponse(actor=actor, call_id="c", content="x", reasoning="", tool_calls=(), finish_reason="stop",
+                            prompt_tokens=0 if not reported else 10, completion_tokens=0 if not reported else 5,
+                            cached_tokens=0, duration_s=0.1, usage_reported=reported)
+
+
+def test_the_ledger_and_the_report_tell_unreported_calls_from_counted_ones(tmp_path):
+    script = Script({"planner": [Reply(content=task_plan(("only", [])).content, usage=None)],
+                     "task": [Reply(content="done")]})
+    path = record(tmp_path, "plan", "the goal", script)
+    flags = {line["actor"]: line["payload"]["usage_reported"] for line in lines_of(path) if line["event"] == "model_response"}
+    assert flags == {"planner": False, "task_1": True}
+    (report,) = session_reports(path)
+    totals = report["totals"]
+    assert (totals["model_calls"], totals["calls_without_usage"]) == (2, 1)
+    assert totals["tokens"] == {"prompt": 12, "completion": 7, "cached": 0}, "only the reported call counts"
+
+
+def test_paicli_run_says_once_that_the_server_sends_no_usage():
+    err = io.StringIO()
+    printer = TextPrinter(out=io.StringIO(), err=err)
+    for actor in ("planner", "task_1", "task_2"):
+        printer(response(actor, reported=False))
+    assert err.getvalue().count(NO_USAGE) == 1
+    assert err.getvalue().startswith(f"! [planner] {NO_USAGE}")
+
+
+def test_nothing_is_said_when_the_server_reports_usage():
+    err = io.StringIO()
+    printer = TextPrinter(out=io.StringIO(), err=err)
+    printer(response("react", reported=True))
+    assert NO_USAGE not in err.getvalue()
