@@ -1,0 +1,120 @@
+"""Ranked code search over the index: BM25 over symbol, path, body and the
+split identifiers (FTS5), a bonus when a query word names the chunk's
+symbol, and — when chunks have embeddings — cosine similarity blended into
+the score of the best lexical candidates."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from paicli_tui.codeindex.embeddings import EmbeddingsUnavailable, cosine, from_blob
+from paicli_tui.memory.database import Database
+from paicli_tui.memory.text_query import CODE_NOISE, fts_or_query, query_terms
+
+#: BM25 column weights: symbol, path, body, identifier parts.
+WEIGHTS = (8.0, 3.0, 1.0, 1.5)
+#: Lexical candidates ranked further (symbol bonus, embeddings).
+CANDIDATES = 100
+#: At most this many hits from one file, so one big file cannot fill the page.
+PER_FILE = 3
+SYMBOL_BONUS = 0.35
+SEMANTIC_SHARE = 0.4
+
+
+@dataclass(frozen=True)
+class CodeHit:
+    path: str
+    start_line: int
+    end_line: int
+    symbol: str
+    kind: str
+    score: float
+    body: str
+    stale: bool = False
+    """The file changed since it was indexed."""
+
+    def location(self) -> str:
+        return f"{self.path}:{self.start_line}-{self.end_line}"
+
+
+def index_is_empty(db: Database) -> bool:
+    if not db.exists():
+        return True
+    return db.connection().execute("SELECT 1 FROM files LIMIT 1").fetchone() is None
+
+
+def search_code(db: Database, query: str, *, limit: int = 8, path: str = "", embedder=None,
+                workspace: Path | None = None) -> list[CodeHit]:
+    terms = query_terms(query, noise=CODE_NOISE) or query_terms(query, keep_stop_words=True)
+    if not terms or index_is_empty(db):
+        return []
+    sql = ("SELECT c.id, c.path, c.start_line, c.end_line, c.symbol, c.kind, c.body, "
+           f"bm25(chunk_fts, {', '.join(str(w) for w in WEIGHTS)}) AS rank "
+           "FROM chunk_fts JOIN chunks c ON c.id = chunk_fts.rowid WHERE chunk_fts MATCH ?")
+    params: list = [fts_or_query(terms)]
+    prefix = path.strip().strip("/")
+    if prefix and prefix != ".":
+        sql += " AND (c.path = ? OR substr(c.path, 1, ?) = ?)"
+        params += [prefix, len(prefix) + 1, prefix + "/"]
+    sql += " ORDER BY rank LIMIT ?"
+    params.append(CANDIDATES)
+    rows = db.connection().execute(sql, params).fetchall()
+    if not rows:
+        return []
+    wanted = set(terms)
+    scored = []
+    for chunk_id, hit_path, start, end, symbol, kind, body, rank in rows:
+        score = -rank
+        last = symbol.rsplit(".", 1)[-1].lower()
+        if last and (last in wanted or last.replace("_", "") in wanted):
+            score *= 1 + SYMBOL_BONUS
+        scored.append([score, chunk_id, hit_path, start, end, symbol, kind, body])
+    if embedder is not None:
+        _blend(db, embedder, query, scored)
+    scored.sort(key=lambda row: (-row[0], row[2], row[3]))
+    hits: list[CodeHit] = []
+    per_file: dict[str, int] = {}
+    for score, _, hit_path, start, end, symbol, kind, body in scored:
+        if per_file.get(hit_path, 0) >= PER_FILE:
+            continue
+        per_file[hit_path] = per_file.get(hit_path, 0) + 1
+        hits.append(CodeHit(hit_path, start, end, symbol, kind, round(score, 3), body))
+        if len(hits) == limit:
+            break
+    return _mark_stale(db, hits, workspace) if workspace is not None else hits
+
+
+def _blend(db: Database, embedder, query: str, scored: list[list]) -> None:
+    """Re-score the lexical candidates: a share of BM25 (scaled to the best
+    candidate) and a share of cosine similarity to the query."""
+    ids = [row[1] for row in scored]
+    marks = ",".join("?" * len(ids))
+    vectors = {chunk_id: from_blob(blob) for chunk_id, blob in db.connection().execute(
+        f"SELECT chunk_id, vector FROM vectors WHERE model = ? AND chunk_id IN ({marks})", [embedder.model, *ids])}
+    if not vectors:
+        return
+    try:
+        query_vector = embedder.embed([query])[0]
+    except EmbeddingsUnavailable:
+        return
+    best = max(row[0] for row in scored) or 1.0
+    for row in scored:
+        vector = vectors.get(row[1])
+        similarity = cosine(query_vector, vector) if vector is not None else 0.0
+        row[0] = (1 - SEMANTIC_SHARE) * row[0] / best + SEMANTIC_SHARE * max(similarity, 0.0)
+
+
+def _mark_stale(db: Database, hits: list[CodeHit], workspace: Path) -> list[CodeHit]:
+    paths = sorted({hit.path for hit in hits})
+    marks = ",".join("?" * len(paths))
+    recorded = dict(db.connection().execute(f"SELECT path, mtime_ns FROM files WHERE path IN ({marks})", paths))
+    stale = set()
+    for hit_path in paths:
+        try:
+            if os.stat(workspace / hit_path, follow_symlinks=False).st_mtime_ns != recorded.get(hit_path):
+                stale.add(hit_path)
+        except OSError:
+            stale.add(hit_path)
+    return [CodeHit(**{**hit.__dict__, "stale": hit.path in stale}) for hit in hits]
