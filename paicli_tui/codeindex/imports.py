@@ -190,6 +190,11 @@ _READERS = {"python": _python, "javascript": _scripts, "typescript": _scripts, "
             "go": _go, "rust": _rust, "java": _java}
 
 
+#: Files that stand for their directory's module.
+_PACKAGE_FILES = {"python": ("__init__",), "javascript": ("index",), "typescript": ("index",), "tsx": ("index",),
+                  "rust": ("mod", "lib", "main")}
+
+
 def module_keys(path: str, language: str) -> list[str]:
     """The slash paths an import of ``path``'s module may use, as suffixes:
     ``src/pkg/mod.py`` → src/pkg/mod, pkg/mod, mod (a package's
@@ -198,7 +203,7 @@ def module_keys(path: str, language: str) -> list[str]:
     stem, _ = posixpath.splitext(path)
     directory = posixpath.dirname(path)
     keys = [stem]
-    if language == "go" or posixpath.basename(stem) in ("__init__", "index", "mod", "lib", "main"):
+    if language == "go" or posixpath.basename(stem) in _PACKAGE_FILES.get(language, ()):
         keys = [directory] if directory else []
         if language != "go":
             keys.append(stem)

@@ -26,6 +26,7 @@ from paicli_tui.codeindex.chunks import Chunk, chunk_code, chunk_markdown, chunk
 from paicli_tui.codeindex.languages import language_of, spec_for
 from paicli_tui.codeindex.parse import ParsedFile, parse_source
 from paicli_tui.memory.database import Database
+from paicli_tui.tools.base import ToolStopped
 
 #: Larger files are left out (generated code, data, bundles).
 MAX_FILE_BYTES = 1_000_000
@@ -103,7 +104,11 @@ class Indexer:
         cancel = cancel or threading.Event()
         started = time.monotonic()
         report = IndexReport()
-        paths = self._list_files(cancel)
+        try:
+            paths = self._list_files(cancel)
+        except ToolStopped:
+            report.complete = False
+            return report
         report.files = len(paths)
         known = {row[0]: row[1:] for row in self.db.connection().execute(
             "SELECT path, id, sha256, size, mtime_ns FROM files")}
@@ -241,6 +246,8 @@ class Indexer:
         ctx = ToolContext("indexer", cancel, TrustedUrls(), DenyApprover())
         try:
             return workspace_files(self.workspace, self.workspace, ctx, "index").files
+        except ToolStopped:
+            raise
         except ToolError as exc:
             raise IndexBuildError(str(exc)) from None
 

@@ -198,6 +198,7 @@ def _refs(root, language: str, name_sites: set[int]) -> dict[str, tuple[int, int
                 continue
             seen[raw] = [node.start_point[0] + 1, 1]
         elif node.start_byte not in name_sites:
+            entry[0] = min(entry[0], node.start_point[0] + 1)  # captures are not in source order
             entry[1] += 1
     return {raw.decode("utf-8", errors="replace"): (line, count) for raw, (line, count) in seen.items()}
 

@@ -36,7 +36,8 @@ class CodeHit:
     """The file changed since it was indexed."""
 
     def location(self) -> str:
-        return f"{self.path}:{self.start_line}-{self.end_line}"
+        lines = f"{self.start_line}" if self.start_line == self.end_line else f"{self.start_line}-{self.end_line}"
+        return f"{self.path}:{lines}"
 
 
 def index_is_empty(db: Database) -> bool:
