@@ -24,7 +24,7 @@ from paicli_tui.events import (
     MemorySaved,
 )
 from paicli_tui.memory.database import Database
-from paicli_tui.memory.facts import Fact, FactError, MemoryStore
+from paicli_tui.memory.facts import Fact, MemoryStore
 from paicli_tui.memory.recall import with_memory
 from paicli_tui.memory.run_facts import PendingFact, RunFacts
 from paicli_tui.redaction import redact_secret_shapes
@@ -118,8 +118,6 @@ class Knowledge:
         if self.redactor is not None:
             text = self.redactor.text(str(text))
         cleaned, _ = redact_secret_shapes(str(text))
-        if not cleaned.strip():
-            raise FactError("a fact needs some text")
         return cleaned
 
     # -- the code index --------------------------------------------------------------

@@ -44,7 +44,7 @@ def checked_text(text: str) -> str:
     """The fact as stored: one line, trimmed; FactError when empty or long."""
     cleaned = " ".join(str(text).split())
     if not cleaned:
-        raise FactError("a fact needs some text: /save FACT")
+        raise FactError("a fact needs some text")
     if len(cleaned) > MAX_FACT_CHARS:
         raise FactError(f"a fact is at most {MAX_FACT_CHARS} characters (this one has {len(cleaned)}); shorten it")
     return cleaned
