@@ -11,6 +11,7 @@ cancelled. Everything observable is an event on the session's bus.
 from __future__ import annotations
 
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,6 +53,8 @@ class Knowledge:
         self._embedder_made = False
         self._run: RunFacts | None = None
         self._index_lock = threading.Lock()
+        self._index_jobs: ThreadPoolExecutor | None = None
+        self._index_cancel: threading.Event | None = None
 
     # -- memory ------------------------------------------------------------------
 
@@ -155,6 +158,18 @@ class Knowledge:
                                  built.embeddings))
         return built
 
+    def start_index(self, cancel: threading.Event) -> "Future[IndexReport]":
+        """Build on this knowledge's own thread (the app's /index): the
+        build publishes its progress and its end on the bus."""
+        from paicli_tui.codeindex.indexer import IndexBuildError
+
+        if self._index_lock.locked():
+            raise IndexBuildError("the index is already being built")
+        if self._index_jobs is None:
+            self._index_jobs = ThreadPoolExecutor(max_workers=1, thread_name_prefix="paicli-index")
+        self._index_cancel = cancel
+        return self._index_jobs.submit(self.build_index, cancel)
+
     def search_code(self, query: str, *, limit: int = 8, path: str = "") -> "list[CodeHit]":
         from paicli_tui.codeindex.search import search_code
 
@@ -189,6 +204,10 @@ class Knowledge:
                 SearchCode(self.workspace, self), CodeGraph(self.workspace, self)]
 
     def close(self) -> None:
+        if self._index_cancel is not None:
+            self._index_cancel.set()  # a build stops at its next file; its batches so far stay
+        if self._index_jobs is not None:
+            self._index_jobs.shutdown(wait=False, cancel_futures=True)
         if self._embedder is not None:
             self._embedder.close()
         self.db.close()

@@ -6,7 +6,6 @@ deleted files leaving, and stale hits marked."""
 from __future__ import annotations
 
 import os
-import subprocess
 import threading
 import time
 
@@ -16,59 +15,11 @@ from paicli_tui.codeindex.graph import symbol_graph
 from paicli_tui.codeindex.indexer import Indexer
 from paicli_tui.codeindex.search import search_code
 from paicli_tui.memory.database import Database
-
-FILES = {
-    "shop/cart.py": '''"""The shopping cart."""
-from shop.pricing import apply_discount
-
-
-class Cart:
-    def __init__(self):
-        self.items = []
-
-    def add_item(self, sku, quantity):
-        self.items.append((sku, quantity))
-
-    def total(self):
-        return apply_discount(sum(q * 10 for _, q in self.items))
-''',
-    "shop/pricing.py": '''def apply_discount(amount):
-    """Ten percent off orders above one hundred."""
-    return amount * 0.9 if amount > 100 else amount
-
-
-def tax_rate(country):
-    return {"de": 0.19, "fr": 0.2}.get(country, 0.0)
-''',
-    "shop/checkout.py": '''from shop.cart import Cart
-from shop import pricing
-
-
-def checkout(skus):
-    cart = Cart()
-    for sku in skus:
-        cart.add_item(sku, 1)
-    return cart.total() * (1 + pricing.tax_rate("de"))
-''',
-    "web/api.ts": '''import { checkout } from "./client";
-export function submitOrder(items: string[]): Promise<number> {
-  return checkout(items);
-}
-''',
-    "README.md": "# Shop\n\nA tiny shop.\n\n## Discounts\n\nOrders above one hundred get ten percent off.\n",
-    "build/generated.py": "def generated_noise():\n    return 'ignored by git'\n",
-    ".gitignore": "build/\n",
-}
-
+from tests.support.shop_tree import FILES, write_shop
 
 @pytest.fixture
 def workspace(tmp_path):
-    ws = tmp_path / "ws"
-    for path, text in FILES.items():
-        (ws / path).parent.mkdir(parents=True, exist_ok=True)
-        (ws / path).write_text(text, encoding="utf-8")
-    subprocess.run(["git", "init", "-q", str(ws)], check=True)  # rg reads .gitignore in a git work tree
-    return ws
+    return write_shop(tmp_path / "ws")
 
 
 @pytest.fixture
@@ -178,3 +129,13 @@ def test_binary_and_huge_files_are_skipped(workspace, db):
     (workspace / "big.txt").write_text("x" * 1_100_000)
     report = Indexer(db, workspace).build()
     assert report.skipped == 2 and "logo.png" not in _paths(db) and "big.txt" not in _paths(db)
+
+
+def test_imports_naming_a_longer_package_path_are_found(tmp_path, db):
+    ws = tmp_path / "ws"  # the workspace is a folder inside the package `company.shop`
+    (ws / "shop").mkdir(parents=True)
+    (ws / "shop/pricing.py").write_text("def apply_discount(x):\n    return x\n")
+    (ws / "shop/cart.py").write_text("from company.shop.pricing import apply_discount\n")
+    (ws / "shop/other.py").write_text("from company.shop_pricing import apply_discount\n")  # not the module
+    Indexer(db, ws).build()
+    assert [s.path for s in symbol_graph(db, "apply_discount").importers] == ["shop/cart.py"]

@@ -107,9 +107,13 @@ def _importers(conn, definitions) -> list[Site]:
         if not keys:
             continue
         marks = ",".join("?" * len(keys))
+        # An import names the module by a suffix of its path (src/ layouts), or
+        # by a longer path when the workspace is a folder inside the package.
+        longer = "%/" + keys[0].replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         for importer, line, raw in conn.execute(
                 f"SELECT f.path, i.line, i.raw FROM imports i JOIN files f ON f.id = i.file_id "
-                f"WHERE i.target IN ({marks}) AND i.file_id != ? ORDER BY f.path, i.line LIMIT ?",
-                [*keys, file_id, LIMIT]):
+                f"WHERE (i.target IN ({marks}) OR i.target LIKE ? ESCAPE '\\') AND i.file_id != ? "
+                f"ORDER BY f.path, i.line LIMIT ?",
+                [*keys, longer, file_id, LIMIT]):
             sites.setdefault((importer, line), Site(importer, line, raw))
     return sorted(sites.values(), key=lambda s: (s.path, s.line))[:LIMIT]
