@@ -11,7 +11,7 @@ from pathlib import Path
 
 from paicli_tui.codeindex.embeddings import EmbeddingsUnavailable, cosine, from_blob
 from paicli_tui.memory.database import Database
-from paicli_tui.memory.text_query import CODE_NOISE, fts_or_query, query_terms
+from paicli_tui.memory.text_query import CODE_NOISE, fts_or_query, query_terms, split_identifier
 
 #: BM25 column weights: symbol, path, body, identifier parts.
 WEIGHTS = (8.0, 3.0, 1.0, 1.5)
@@ -19,7 +19,16 @@ WEIGHTS = (8.0, 3.0, 1.0, 1.5)
 CANDIDATES = 100
 #: At most this many hits from one file, so one big file cannot fill the page.
 PER_FILE = 3
+#: Relative bonuses: a query word that is the chunk's symbol, a part of
+#: its symbol, or a part of its file's name ("easing" → _easing.py).
 SYMBOL_BONUS = 0.35
+SYMBOL_PART_BONUS = 0.15
+FILE_NAME_BONUS = 0.25
+#: Each further matching chunk of the same file adds this share of the
+#: file's best score, up to FILE_EVIDENCE_CAP: a file about the question
+#: beats one stray mention.
+FILE_EVIDENCE = 0.05
+FILE_EVIDENCE_CAP = 0.25
 SEMANTIC_SHARE = 0.4
 
 
@@ -67,11 +76,9 @@ def search_code(db: Database, query: str, *, limit: int = 8, path: str = "", emb
     wanted = set(terms)
     scored = []
     for chunk_id, hit_path, start, end, symbol, kind, body, rank in rows:
-        score = -rank
-        last = symbol.rsplit(".", 1)[-1].lower()
-        if last and (last in wanted or last.replace("_", "") in wanted):
-            score *= 1 + SYMBOL_BONUS
+        score = -rank * (1 + _name_bonus(symbol, hit_path, wanted))
         scored.append([score, chunk_id, hit_path, start, end, symbol, kind, body])
+    _file_evidence(scored)
     if embedder is not None:
         _blend(db, embedder, query, scored)
     scored.sort(key=lambda row: (-row[0], row[2], row[3]))
@@ -85,6 +92,42 @@ def search_code(db: Database, query: str, *, limit: int = 8, path: str = "", emb
         if len(hits) == limit:
             break
     return _mark_stale(db, hits, workspace) if workspace is not None else hits
+
+
+def _name_bonus(symbol: str, path: str, wanted: set[str]) -> float:
+    bonus = 0.0
+    last = symbol.rsplit(".", 1)[-1]
+    if last and (last.lower() in wanted or last.lower().replace("_", "") in wanted):
+        bonus += SYMBOL_BONUS
+    elif last and any(_related(part, term) for part in _parts(last) for term in wanted):
+        bonus += SYMBOL_PART_BONUS
+    stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    if any(_related(part, term) for part in _parts(stem) for term in wanted):
+        bonus += FILE_NAME_BONUS
+    return bonus
+
+
+def _parts(name: str) -> list[str]:
+    return [p for p in split_identifier(name.replace("_", " ").replace("-", " ")) if len(p) > 2] if name else []
+
+
+def _related(word: str, term: str) -> bool:
+    """The same word, or sharing its first five letters (validators,
+    validation) — a stand-in for the stemmer the index applies in C."""
+    return word == term or (len(word) >= 5 and len(term) >= 5 and word[:5] == term[:5])
+
+
+def _file_evidence(scored: list[list]) -> None:
+    by_file: dict[str, list[list]] = {}
+    for row in scored:
+        by_file.setdefault(row[2], []).append(row)
+    for rows in by_file.values():
+        if len(rows) < 2:
+            continue
+        best = max(row[0] for row in rows)
+        extra = best * min(FILE_EVIDENCE * (len(rows) - 1), FILE_EVIDENCE_CAP)
+        for row in rows:
+            row[0] += extra
 
 
 def _blend(db: Database, embedder, query: str, scored: list[list]) -> None:
