@@ -133,3 +133,14 @@ def test_recalled_facts_change_the_user_message_not_the_system_prompt(tmp_path):
     assert last_user.startswith("<paicli-turn-context>")
     assert "deploys go through staging first" in last_user
     assert last_user.index("</paicli-turn-context>") < last_user.index("<paicli-memory>")
+
+
+def test_the_person_reads_what_agents_kept_and_what_was_dropped():
+    from paicli_tui.ui.bridge.event_lines import argument_subject, describe
+
+    kept = describe(ev.MemorySaved("task_1", 7, "the build uses ninja", "agent", "s/1"))
+    assert kept is not None and "kept in memory as fact 7: the build uses ninja" in kept.text
+    assert describe(ev.MemorySaved("session", 8, "mine", "person", "")) is None  # /save says so itself
+    dropped = describe(ev.MemoryDiscarded("session", 2, "the run was cancelled"))
+    assert dropped.text == "not kept in memory: 2 fact(s) saved by agents, because the run was cancelled"
+    assert argument_subject('{"symbol": "Cart.total"}') == "Cart.total"

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from paicli_tui import events as ev
 
 #: Keys whose value best names what a tool call touches, in order of preference.
-_SUBJECT_KEYS = ("command", "path", "pattern", "url", "query", "glob")
+_SUBJECT_KEYS = ("command", "path", "pattern", "url", "query", "glob", "symbol", "fact")
 TITLE_ARGUMENT_CHARS = 70
 
 
@@ -153,4 +153,9 @@ def describe(event: ev.Event) -> Line | None:
             return Line(f"{who}{event.step_id} {verdict}", "success" if event.approved else "warning")
         case ev.StepRetry():
             return Line(f"{event.step_id} retry {event.attempt}: {event.feedback}", "warning")
+        case ev.MemorySaved() if event.source == "agent":  # the person's /save says so itself
+            return Line(f"{who}kept in memory as fact {event.fact_id}: {event.text} (/memory lists and deletes)",
+                        "muted")
+        case ev.MemoryDiscarded():
+            return Line(f"not kept in memory: {event.count} fact(s) saved by agents, because {event.reason}", "muted")
     return None
