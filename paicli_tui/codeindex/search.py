@@ -60,15 +60,18 @@ def search_code(db: Database, query: str, *, limit: int = 8, path: str = "", emb
     terms = query_terms(query, noise=CODE_NOISE) or query_terms(query, keep_stop_words=True)
     if not terms or index_is_empty(db):
         return []
-    sql = ("SELECT c.id, c.path, c.start_line, c.end_line, c.symbol, c.kind, c.body, "
-           f"bm25(chunk_fts, {', '.join(str(w) for w in WEIGHTS)}) AS rank "
-           "FROM chunk_fts JOIN chunks c ON c.id = chunk_fts.rowid WHERE chunk_fts MATCH ?")
+    # Rank inside FTS5 first and fetch the chunks of the best candidates
+    # only: joining before the LIMIT reads every matching chunk's row.
+    where = "chunk_fts MATCH ?"
     params: list = [fts_or_query(terms)]
     prefix = path.strip().strip("/")
     if prefix and prefix != ".":
-        sql += " AND (c.path = ? OR substr(c.path, 1, ?) = ?)"
+        where += " AND (chunk_fts.path = ? OR substr(chunk_fts.path, 1, ?) = ?)"
         params += [prefix, len(prefix) + 1, prefix + "/"]
-    sql += " ORDER BY rank LIMIT ?"
+    weights = ", ".join(str(w) for w in WEIGHTS)
+    sql = ("SELECT c.id, c.path, c.start_line, c.end_line, c.symbol, c.kind, c.body, best.rank FROM "
+           f"(SELECT rowid, bm25(chunk_fts, {weights}) AS rank FROM chunk_fts WHERE {where} "
+           "ORDER BY rank LIMIT ?) AS best JOIN chunks c ON c.id = best.rowid")
     params.append(CANDIDATES)
     rows = db.connection().execute(sql, params).fetchall()
     if not rows:
