@@ -165,3 +165,34 @@ async def test_search_without_an_index_says_how_to_build_one(tmp_path):
         await _until(pilot, SearchScreen, _searched)
         options = app.screen.query_one("#search-results", OptionList)
         assert "/index builds it" in str(options.get_option_at_index(0).prompt)
+
+
+async def test_esc_stops_a_running_build_and_the_screen_says_what_stayed(tmp_path):
+    from concurrent.futures import Future
+
+    from paicli_tui import events as ev
+
+    knowledge = _knowledge(tmp_path, indexed=False)
+    app = _app(knowledge)
+    running: Future = Future()
+    stops = []
+
+    def start(cancel):
+        stops.append(cancel)
+        return running
+
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.push_screen(IndexScreen(knowledge, start=start))
+        await _until(pilot, IndexScreen)
+        app.session.bus.publish(ev.IndexProgress("indexer", 40, 100, "shop/cart.py"))
+        await _until(pilot, IndexScreen, lambda s: s.query_one(ProgressBar).progress == 40)
+        await pilot.press("escape")
+        assert stops[0].is_set() and isinstance(app.screen, IndexScreen)  # stopping, not gone
+        assert "stopping" in str(app.screen.query_one("#knowledge-hint", Static).render())
+        app.session.bus.publish(ev.IndexBuilt("indexer", 100, 40, 0, 0, 0, 0, 120, 1.5, False, "off"))
+        await _until(pilot, IndexScreen, lambda s: s.finished)
+        status = str(app.screen.query_one("#index-status", Static).render())
+        assert status.startswith("Stopped early; what was indexed stays usable: 100 files, 40 new")
+        running.set_result(None)
+        await pilot.press("escape")
+        await _until(pilot, type(app.main_screen))
