@@ -10,6 +10,7 @@ cancelled. Everything observable is an event on the session's bus.
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -24,7 +25,7 @@ from paicli_tui.events import (
     MemoryRecalled,
     MemorySaved,
 )
-from paicli_tui.memory.database import Database
+from paicli_tui.memory.database import Database, DatabaseError
 from paicli_tui.memory.facts import Fact, MemoryStore
 from paicli_tui.memory.recall import with_memory
 from paicli_tui.memory.run_facts import PendingFact, RunFacts
@@ -109,7 +110,7 @@ class Knowledge:
             return message
         try:
             facts = self.memory.search(query, self.recall_limit)
-        except Exception:  # a broken database must not stop the agent from working
+        except (DatabaseError, sqlite3.Error):  # a broken database must not stop the agent from working
             return message
         if facts:
             self._publish(MemoryRecalled(agent, tuple(str(fact.id) for fact in facts)))

@@ -196,3 +196,31 @@ async def test_esc_stops_a_running_build_and_the_screen_says_what_stayed(tmp_pat
         running.set_result(None)
         await pilot.press("escape")
         await _until(pilot, type(app.main_screen))
+
+
+async def test_an_unusable_database_is_a_notice_not_a_crash(tmp_path):
+    import sqlite3
+
+    from tests.ui.conftest import RecordingApp
+
+    path = tmp_path / "newer.sqlite3"
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA user_version = 99")  # written by a newer paicli
+    conn.close()
+    session = FakeSession()
+    session.knowledge = Knowledge(tmp_path / "ws", db=Database(path))
+    app = RecordingApp(session, theme="paicli-dark")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await submit(pilot, "/search anything")
+        await _until(pilot, SearchScreen, _searched)
+        await pilot.press("escape")
+        await submit(pilot, "/graph anything")
+        await _until(pilot, GraphScreen, _graphed)
+        await pilot.press("escape")
+        await submit(pilot, "/memory")
+        await _until(pilot, MemoryScreen)
+        await pilot.press("escape")
+        await submit(pilot, "/save a fact")
+        await settle(pilot)
+        assert sum("newer paicli" in notice for notice in app.notices) >= 3
+        assert "not saved: " in transcript_text(app) and app.is_running

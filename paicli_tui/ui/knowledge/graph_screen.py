@@ -3,7 +3,6 @@ callee follows it; Backspace goes back; Esc closes."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from textual.app import ComposeResult
@@ -13,6 +12,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static, Tree
 
+from paicli_tui.codeindex.graph import SymbolGraph
+from paicli_tui.ui.knowledge.calls import off_thread
 from paicli_tui.ui.knowledge.graph_tree import GraphTree
 
 HINT = "enter follow a caller or callee · backspace back · esc close — links are by name, as parsed"
@@ -45,11 +46,11 @@ class GraphScreen(ModalScreen[None]):
         self.symbol = symbol
         title = self.query_one("#knowledge-title", Static)
         title.update(Content.assemble(Content.styled("Code graph  ", "bold"), symbol))
-        graph = await asyncio.to_thread(self.knowledge.graph, symbol)
+        graph = await off_thread(self, self.knowledge.graph, symbol) or SymbolGraph(symbol)
         tree = self.query_one(GraphTree)
         tree.show(graph)
         if not graph.found:
-            files = self.knowledge.index_files()
+            files = await off_thread(self, self.knowledge.index_files) or 0
             note = (f"{symbol!r} is not defined, called or mentioned in the {files} indexed files" if files
                     else "there is no code index yet: /index builds it")
             title.update(Content.assemble(Content.styled("Code graph  ", "bold"), Content.styled(note, "$warning")))

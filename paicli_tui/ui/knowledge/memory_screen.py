@@ -3,7 +3,6 @@ search them, delete the highlighted one. /save FACT adds one."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from pathlib import Path
 
@@ -15,6 +14,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
+
+from paicli_tui.ui.knowledge.calls import off_thread
 
 HINT = "type to search · down to the list · d delete · esc close — /save FACT adds one"
 
@@ -47,7 +48,8 @@ class MemoryScreen(ModalScreen[None]):
     async def refresh_facts(self) -> None:
         query = self.query_one("#memory-filter", Input).value.strip()
         memory = self.knowledge.memory
-        self.facts = await asyncio.to_thread(memory.search, query, 50) if query else await asyncio.to_thread(memory.recent)
+        found = await off_thread(self, memory.search, query, 50) if query else await off_thread(self, memory.recent)
+        self.facts = found or []
         options = self.query_one("#memory-list", OptionList)
         highlighted = options.highlighted
         options.clear_options()
@@ -76,7 +78,7 @@ class MemoryScreen(ModalScreen[None]):
         if not options.has_focus or options.highlighted is None or options.highlighted >= len(self.facts):
             return
         fact = self.facts[options.highlighted]
-        if await asyncio.to_thread(self.knowledge.delete_fact, fact.id):
+        if await off_thread(self, self.knowledge.delete_fact, fact.id):
             self.notify(f"deleted fact {fact.id}", markup=False)
         await self.refresh_facts()
 

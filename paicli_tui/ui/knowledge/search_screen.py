@@ -4,7 +4,6 @@ result opens the graph of its symbol; Esc closes."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from textual import on
@@ -17,6 +16,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from paicli_tui.codeindex.search import CodeHit
+from paicli_tui.ui.knowledge.calls import off_thread
 
 HINT = "enter graph of the symbol · tab results/query · esc close"
 #: Lines of the highlighted chunk shown below the results.
@@ -54,9 +54,9 @@ class SearchScreen(ModalScreen[None]):
         self.query_text = query
         results = self.query_one("#search-results", OptionList)
         results.clear_options()
-        self.hits = await asyncio.to_thread(self.knowledge.search_code, query, limit=20)
+        self.hits = await off_thread(self, self.knowledge.search_code, query, limit=20) or []
         if not self.hits:
-            files = self.knowledge.index_files()
+            files = await off_thread(self, self.knowledge.index_files) or 0
             why = f"nothing in the {files} indexed files matches" if files else "there is no code index yet: /index builds it"
             results.add_option(Option(Content.styled(why, "italic $text-muted"), disabled=True))
             self._preview(None)
