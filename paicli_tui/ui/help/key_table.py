@@ -15,7 +15,8 @@ from textual.dom import DOMNode
 import paicli_tui.ui as ui_package
 
 #: Groups in the order the help shows them.
-GROUPS = ("Main screen", "Plan review", "Run", "Task tree", "Approval", "Permissions", "Dialogs", "Help", "Other")
+GROUPS = ("Main screen", "Plan review", "Run", "Task tree", "Approval", "Permissions", "Memory and code index",
+          "Dialogs", "Help", "Other")
 
 #: Module (or folder) → group; the longest matching prefix wins.
 _GROUP_OF_MODULE = {
@@ -28,6 +29,7 @@ _GROUP_OF_MODULE = {
     "paicli_tui.ui.approval": "Approval",
     "paicli_tui.ui.approval.permissions": "Permissions",
     "paicli_tui.ui.help": "Help",
+    "paicli_tui.ui.knowledge": "Memory and code index",
 }
 
 #: Keys that are no class's binding but matter on the main screen.

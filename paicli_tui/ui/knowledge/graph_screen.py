@@ -23,8 +23,8 @@ class GraphScreen(ModalScreen[None]):
     CSS_PATH = Path(__file__).with_name("knowledge.tcss")
 
     BINDINGS = [
-        Binding("escape,q", "close", "Close", id="graph.close"),
-        Binding("backspace", "back", "Back", id="graph.back"),
+        Binding("escape,q", "close", "Close the code graph", id="graph.close"),
+        Binding("backspace", "back", "Back to the symbol before", id="graph.back"),
     ]
 
     def __init__(self, knowledge, symbol: str) -> None:

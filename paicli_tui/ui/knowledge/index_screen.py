@@ -25,8 +25,8 @@ class IndexScreen(ModalScreen[None]):
     CSS_PATH = Path(__file__).with_name("knowledge.tcss")
 
     BINDINGS = [
-        Binding("escape", "stop_or_close", "Stop / close", id="index.stop_or_close"),
-        Binding("enter", "close", "Close", show=False, id="index.close"),
+        Binding("escape", "stop_or_close", "Stop the index build; close once done", id="index.stop_or_close"),
+        Binding("enter", "close", "Close once the build is done", show=False, id="index.close"),
     ]
 
     def __init__(self, knowledge, start=None) -> None:

@@ -24,9 +24,9 @@ class MemoryScreen(ModalScreen[None]):
     CSS_PATH = Path(__file__).with_name("knowledge.tcss")
 
     BINDINGS = [
-        Binding("escape", "close", "Close", id="memory.close"),
-        Binding("d,delete", "delete", "Delete", id="memory.delete"),
-        Binding("down", "to_list", "Facts", show=False, id="memory.to_list"),
+        Binding("escape", "close", "Close memory", id="memory.close"),
+        Binding("d,delete", "delete", "Delete the highlighted fact", id="memory.delete"),
+        Binding("down", "to_list", "From the search box to the facts", show=False, id="memory.to_list"),
     ]
 
     def __init__(self, knowledge) -> None:

@@ -26,7 +26,7 @@ PREVIEW_LINES = 40
 class SearchScreen(ModalScreen[None]):
     CSS_PATH = Path(__file__).with_name("knowledge.tcss")
 
-    BINDINGS = [Binding("escape", "close", "Close", id="search.close")]
+    BINDINGS = [Binding("escape", "close", "Close the code search", id="search.close")]
 
     def __init__(self, knowledge, query: str = "") -> None:
         super().__init__()
