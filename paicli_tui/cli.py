@@ -106,6 +106,30 @@ def build_parser() -> argparse.ArgumentParser:
     undo.add_argument("--overwrite", action="store_true",
                       help="also revert files changed since by someone else (their later changes are lost)")
     undo.add_argument("--workspace", "-w", metavar="DIR", help="project folder (default: current)")
+
+    index = sub.add_parser("index", help="build or refresh the code index of the workspace (search_code, /search, /graph)")
+    _model_flags(index, sub=True)
+    index.add_argument("--json", action="store_true", help="print the report as one JSON object")
+
+    memory = sub.add_parser("memory", help="list, search, add or delete the facts saved for the workspace")
+    memory.add_argument("--workspace", "-w", metavar="DIR", default=argparse.SUPPRESS,
+                        help="project folder whose facts these are (default: current)")
+    memory_sub = memory.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
+    listing = memory_sub.add_parser("list", help="the facts, newest first")
+    searching = memory_sub.add_parser("search", help="facts matching the words, best first (exit 1: none)")
+    searching.add_argument("query", nargs="+", help="words to look for")
+    for action in (listing, searching):
+        action.add_argument("--limit", type=int, default=50, help="most facts to print (default 50)")
+    adding = memory_sub.add_parser("add", help="save a fact as yours")
+    adding.add_argument("fact", nargs="+", help="the fact")
+    deleting = memory_sub.add_parser("delete", help="delete facts by id (exit 1 when one does not exist)")
+    deleting.add_argument("ids", nargs="+", type=int, metavar="ID", help="fact ids, as `list` shows them")
+    for action in (listing, searching, adding):
+        action.add_argument("--json", action="store_true", help="one JSON object per fact")
+    deleting.set_defaults(json=False)
+    for action in (listing, searching, adding, deleting):
+        action.add_argument("--workspace", "-w", metavar="DIR", default=argparse.SUPPRESS,
+                            help="project folder whose facts these are (default: current)")
     return parser
 
 
@@ -119,6 +143,8 @@ HANDLERS = {
     "verify": "verify",
     "report": "report",
     "undo": "undo",
+    "index": "index",
+    "memory": "memory",
 }
 
 
@@ -128,8 +154,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from paicli_tui.config import ConfigError, check_dirs
 
     try:
-        # The app and `run` write a ledger, `undo` its record of what it restored; the rest only read.
-        check_dirs(create=args.command in (None, "run", "undo"))
+        # The app and `run` write a ledger, `undo` its record of what it restored, index and memory
+        # the database; the rest only read.
+        check_dirs(create=args.command in (None, "run", "undo", "index", "memory"))
     except ConfigError as exc:
         print(f"paicli: {exc}", file=sys.stderr)
         return 2

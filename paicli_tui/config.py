@@ -179,6 +179,15 @@ class Settings(BaseModel):
     checkpoint_max_mb: float = Field(256.0, gt=0)
     """Undo keeps the old content of every file a tool changes, per workspace
     in the data dir, up to this many MiB; the oldest runs are pruned first."""
+    memory_recall: int = Field(3, ge=0, le=10)
+    """Saved facts most relevant to a turn or task put into its first user
+    message (never the system prompt); 0 puts none."""
+    index_embeddings: Literal["auto", "on", "off"] = "auto"
+    """Embeddings for the code index, blended with BM25: ``auto`` asks a
+    local server (llama.cpp, Ollama) for /v1/embeddings; ``on`` asks a
+    remote provider too (the code is sent to it); ``off`` stays lexical."""
+    embedding_model: str | None = None
+    """Model name sent to /v1/embeddings; defaults to the chat model."""
     permissions: "Permissions" = Field(default_factory=lambda: Permissions())
     """The person's allow and deny rules (``[permissions]`` in config.toml)."""
     mcp: McpSettings = Field(default_factory=McpSettings)

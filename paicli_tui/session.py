@@ -100,6 +100,14 @@ class Session:
         self.registry = ToolRegistry(workspace, settings, risk_checker=risk_checker, redactor=self.redactor,
                                      saved_rules=self._saved_rules())
         self.checkpoints = self._checkpoints(settings, workspace)
+        from paicli_tui.knowledge import Knowledge
+
+        #: Memory and the code index, shared by every agent with tools (P-9.4).
+        self.knowledge = Knowledge(workspace, settings=settings, bus=self.bus, redactor=self.redactor,
+                                   recall_limit=settings.memory_recall)
+        for tool in self.knowledge.tools():
+            self.registry.register(tool)
+        self._runs = 0
         self.approver = approver or DenyApprover()
         self.plan_reviewer = plan_reviewer
         self._approval_mode = settings.approval_mode
@@ -268,10 +276,13 @@ class Session:
                 outcome = self.redactor.scrub(job(*args))  # the final report and the UI show it
                 self._finish_checkpoints()
                 if outcome.kind != "command":
+                    # Facts agents saved are kept before the outcome is recorded (P-9.4).
+                    self.knowledge.end_run(cancelled=outcome.status.lower() == "cancelled")
                     self.bus.publish(RunOutcomeRecorded("session", outcome.kind, outcome.ok, outcome.status, outcome.text))
                 return outcome
             finally:
                 self._finish_checkpoints()  # a run that raised still closes its checkpoints
+                self.knowledge.end_run(cancelled=True, reason="the run stopped with an error")  # no-op once ended
                 self.bus.mode = "react"
                 self._busy.release()
 
@@ -327,6 +338,7 @@ class Session:
             self.mcp.close()
         kill_live_groups()
         self.client.close()
+        self.knowledge.close()
         self.ledger.close()
 
     # -- runs --------------------------------------------------------------------
@@ -351,6 +363,9 @@ class Session:
         from paicli_tui.mcp.wiring import prepare_run
 
         prepare_run(self.mcp, self.assembler, self.bus)
+
+        self._runs += 1
+        self.knowledge.begin_run(f"{self.session_id}/{self._runs}")
 
     def _new_agent(self, name: str, role: str, *, task_type: str | None = None, tools: bool = True) -> Agent:
         from paicli_tui.llm.role_client import RoleClient
@@ -384,6 +399,7 @@ class Session:
             from paicli_tui.mcp.mentions import attach_mentions
 
             message = attach_mentions(text, self.mcp, self.bus, cancel=self._cancel)
+        message = self.knowledge.recall(message, text, "react")
         outcome = self._react.run_turn(
             with_turn_context(message, approval_mode=self._approval_mode), cancel=self._cancel,
             trusted_urls=TrustedUrls.from_user_text(text),
@@ -416,7 +432,9 @@ class Session:
             agent.task_label = task.description
             inherited = branch_urls.inherited(current_plan, task)
             branch = trusted.fork(flatten(inherited))
-            message = with_turn_context(task_message(goal, current_plan, task, inherited))
+            message = self.knowledge.recall(task_message(goal, current_plan, task, inherited),
+                                            f"{goal}\n{task.description}", task.id)
+            message = with_turn_context(message)
             outcome = agent.run_turn(message, cancel=task_cancel, trusted_urls=branch)
             if outcome.status in ("final", "partial"):
                 result = outcome.text if outcome.status == "final" else f"[partial: {outcome.reason}]\n{outcome.text}"
@@ -464,6 +482,7 @@ class Session:
             settings=self.settings,
             approval_mode=self._approval_mode,
             run_budget=self._run_budget,
+            recall=self.knowledge.recall,
         )
         review = self.settings.team_review
         planned = self._plan_and_review(orchestrator.planner, goal, plan, cancel, create=orchestrator.plan, review=review)

@@ -29,6 +29,10 @@ TOOLS = (
     "execute_command",
     "web_fetch",
     "web_search",
+    "search_code",
+    "code_graph",
+    "save_memory",
+    "search_memory",
 )
 FILES = [
     "base.md",

@@ -6,7 +6,7 @@ has its own history."""
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from paicli_tui.agent.budget import Budget, RunBudget
 from paicli_tui.agent.loop import Agent
@@ -46,8 +46,11 @@ class TeamOrchestrator:
         settings: "Settings",
         approval_mode: str = "auto",
         run_budget: RunBudget | None = None,
+        recall: Callable[[str, str, str], str] | None = None,
     ) -> None:
         self.client = client
+        #: Puts saved facts into a worker's first user message (P-9.4).
+        self.recall = recall
         self.run_budget = run_budget
         self.registry = registry
         self.assembler = assembler
@@ -91,6 +94,7 @@ class TeamOrchestrator:
             trusted_urls=trusted_urls if trusted_urls is not None else TrustedUrls(),
             repairs=self.settings.report_repairs,
             report_format=self.report_format,
+            recall=self.recall,
         )
         executor = PlanExecutor(
             plan,

@@ -80,8 +80,10 @@ class StepRunner:
         trusted_urls: "TrustedUrls",
         repairs: int = 0,
         report_format: dict | None = None,
+        recall: Callable[[str, str, str], str] | None = None,
     ) -> None:
         self.goal = goal
+        self.recall = recall
         self.repairs = repairs
         self.report_format = report_format
         self.workers = workers
@@ -105,7 +107,10 @@ class StepRunner:
     def _run(self, task: Task, plan: Plan, worker: SubAgent, cancel: threading.Event) -> TaskOutcome:
         inherited = self.branch_urls.inherited(plan, task)
         branch = self.trusted_urls.fork(flatten(inherited))
-        message = task_message(with_turn_context(step_message(self.goal, plan, task, inherited)))
+        text = step_message(self.goal, plan, task, inherited)
+        if self.recall is not None:
+            text = self.recall(text, f"{self.goal}\n{task.description}", worker.name)
+        message = task_message(with_turn_context(text))
         last_result = feedback = ""
         for attempt in range(1, MAX_ATTEMPTS + 1):
             reply = worker.send(message, cancel=cancel, trusted_urls=branch)

@@ -85,6 +85,14 @@ class ToolRegistry:
             tool = self.mcp.tool(name)
         return tool
 
+    def register(self, tool: Tool) -> None:
+        """Offer one more tool (memory and the code index come from the
+        session, not from here); a name already taken is a programming error."""
+        if tool.name in self._tools:
+            raise ValueError(f"a tool named {tool.name!r} is already registered")
+        self._tools[tool.name] = tool
+        self._validators[tool.name] = jsonschema.Draft202012Validator(tool.parameters)
+
     def schemas(self) -> list[dict]:
         return [tool.schema() for tool in self._all_tools()]
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from paicli_tui import events as ev
 
 #: Keys whose value best names what a tool call touches, in order of preference.
-_SUBJECT_KEYS = ("command", "path", "pattern", "url", "query", "glob")
+_SUBJECT_KEYS = ("command", "path", "pattern", "url", "query", "glob", "symbol", "fact")
 TITLE_ARGUMENT_CHARS = 70
 
 
@@ -166,6 +166,11 @@ def describe(event: ev.Event) -> Line | None:
             return _reverted_line(event)
         case ev.McpServerChanged() | ev.McpResourceAttached() | ev.McpWorkspaceTrusted():
             return _mcp_line(event)
+        case ev.MemorySaved() if event.source == "agent":  # the person's /save says so itself
+            return Line(f"{who}kept in memory as fact {event.fact_id}: {event.text} (/memory lists and deletes)",
+                        "muted")
+        case ev.MemoryDiscarded():
+            return Line(f"not kept in memory: {event.count} fact(s) saved by agents, because {event.reason}", "muted")
     return None
 
 

@@ -48,6 +48,10 @@ class CommandRunner:
 
                 await t.add_line("mcp: r restarts the highlighted server · esc closes", "muted")
                 screen.app.push_screen(McpScreen(screen.session))
+            case "/save" | "/memory" | "/index" | "/search" | "/graph":
+                from paicli_tui.ui.knowledge.commands import run_knowledge_command
+
+                await run_knowledge_command(screen, command)
             case "/help":
                 await t.add_line("help: F1, or ? on an empty input, opens it again", "muted")
                 screen.app.action_show_help()

@@ -16,6 +16,7 @@ import paicli_tui.ui as ui_package
 
 #: Groups in the order the help shows them.
 GROUPS = ("Main screen", "Plan review", "Run", "Task tree", "Approval", "Permissions", "Undo", "Skills", "MCP",
+          "Memory and code index",
           "Dialogs", "Help", "Other")
 
 #: Module (or folder) → group; the longest matching prefix wins.
@@ -32,6 +33,7 @@ _GROUP_OF_MODULE = {
     "paicli_tui.ui.skills": "Skills",
     "paicli_tui.ui.mcp": "MCP",
     "paicli_tui.ui.help": "Help",
+    "paicli_tui.ui.knowledge": "Memory and code index",
 }
 
 #: Keys that are no class's binding but matter on the main screen.

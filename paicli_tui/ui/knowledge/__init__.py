@@ -1,0 +1,1 @@
+"""Screens for memory and the code index: /memory, /index, /search, /graph."""
