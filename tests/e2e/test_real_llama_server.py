@@ -29,7 +29,8 @@ from paicli_tui.tools.files import ReadFile
 from tests.support.cli import events, ledger_lines, paicli_env, run_paicli
 from tests.support.llama_server import LlamaServer, missing
 
-pytestmark = [pytest.mark.e2e, pytest.mark.real_server, pytest.mark.timeout(120)]
+# One llama.cpp server for the module: its tests run on one xdist process.
+pytestmark = [pytest.mark.e2e, pytest.mark.real_server, pytest.mark.timeout(120), pytest.mark.xdist_group("llama")]
 
 SAID = [{"role": "user", "content": "Say hello to the reader in one short sentence."}]
 LONG = [{"role": "user", "content": "Count from one to thirty in words, separated by commas."}]
