@@ -23,8 +23,10 @@ from paicli_tui.ui.conversation.painter import TranscriptPainter
 from paicli_tui.ui.review.plan_edit_state import id_prefix_of
 from paicli_tui.ui.common.figures import session_price
 from paicli_tui.ui.approval.permissions import PermissionsScreen
+from paicli_tui.ui.conversation.command_provider import SlashCommandProvider
+from paicli_tui.ui.conversation.composer import Composer
 from paicli_tui.ui.conversation.slash_commands import SlashCommand, help_text, parse_slash
-from paicli_tui.ui.conversation.prompt_input import PromptInput
+from paicli_tui.ui.conversation.prompt_editor import PromptEditor
 from paicli_tui.ui.conversation.status_bar import StatusBar, short_path
 from paicli_tui.ui.conversation.transcript import Transcript
 
@@ -49,6 +51,7 @@ class JobEnded:
 
 class MainScreen(Screen):
     CSS_PATH = Path(__file__).with_name("main_screen.tcss")
+    COMMANDS = {SlashCommandProvider}
 
     BINDINGS = [
         # Screen binds shift+tab to focus-previous; the main screen owns it.
@@ -69,7 +72,8 @@ class MainScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
-        yield PromptInput(self._argument_choices, id="prompt", placeholder="Ask paicli · /help for commands")
+        yield Composer(self.argument_choices, self.session.workspace, id="composer",
+                       placeholder="Ask paicli · / commands · @ files · shift+enter new line")
         yield StatusBar(id="status")
 
     @property
@@ -77,8 +81,8 @@ class MainScreen(Screen):
         return self.query_one(Transcript)
 
     @property
-    def prompt(self) -> PromptInput:
-        return self.query_one(PromptInput)
+    def prompt(self) -> PromptEditor:
+        return self.query_one(PromptEditor)
 
     @property
     def status(self) -> StatusBar:
@@ -160,23 +164,35 @@ class MainScreen(Screen):
 
     # -- input -------------------------------------------------------------------
 
-    async def on_input_submitted(self, event: PromptInput.Submitted) -> None:
+    async def on_prompt_editor_submitted(self, event: PromptEditor.Submitted) -> None:
         event.stop()
-        text = event.value.strip()
-        self.prompt.value = ""
+        await self.handle_input(event.text, shown=event.shown, attachments=event.attachments)
+
+    async def handle_input(self, text: str, *, shown: str = "", attachments: tuple[str, ...] = ()) -> None:
+        """What Enter does with a line (the palette runs commands through here too)."""
+        text = text.strip()
         if not text:
             return
-        self.prompt.remember(text)
         command = parse_slash(text)
         if command is None or command.name in ("/plan", "/team"):
-            await self._submit(text)
+            await self._submit(text, shown=shown.strip(), attachments=attachments)
         else:
             await self.run_command(command)
 
-    async def _submit(self, text: str, *, echo: bool = True) -> None:
+    def start_typing(self, text: str) -> None:
+        """Put ``text`` in the prompt for the person to finish (``/plan ``)."""
+        self.prompt.load_text(text)
+        self.prompt.focus()
+
+    async def _submit(self, text: str, *, echo: bool = True, shown: str = "", attachments: tuple[str, ...] = ()) -> None:
         if echo:
-            await self.transcript.add_user(text)
-        await self._start_job(lambda: self.session.submit(text))
+            await self.transcript.add_user(shown or text)
+        if attachments and (text.startswith(("/plan", "/team")) or self.session.approval_mode == "plan"):
+            await self.transcript.add_line("attached files go with ordinary turns; a /plan or /team run does not "
+                                           "read them", "warning")
+            attachments = ()
+        submit = self.session.submit
+        await self._start_job(lambda: submit(text, attachments) if attachments else submit(text))
 
     async def _start_job(self, start) -> None:
         try:
@@ -234,7 +250,7 @@ class MainScreen(Screen):
         self.session.approval_mode = name
         self.status.mode = name
 
-    def _argument_choices(self, command: str) -> list[str]:
+    def argument_choices(self, command: str) -> list[str]:
         if command == "/mode":
             return list(MODES)
         if command == "/theme":

@@ -1,5 +1,7 @@
-"""The slash commands the input line understands, and their completion.
-Pure text handling: the main screen decides what each command does."""
+"""The slash commands the input understands: their argument hints and
+one-line descriptions (the command menu, the palette and /help show them)
+and what the menu offers for a partly typed command. Pure text handling:
+the main screen decides what each command does."""
 
 from __future__ import annotations
 
@@ -12,14 +14,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/plan": ("GOAL", "plan the goal as a task graph, review it, then run it"),
     "/team": ("GOAL", "run the goal with a planner, workers and a reviewer"),
     "/mode": ("auto|plan|ask", "set the approval mode (shift+tab cycles it)"),
-    "/theme": ("NAME", "switch the colour theme (remembered)"),
+    "/theme": ("[NAME]", "list the colour themes, or switch to NAME (remembered)"),
     "/model": ("[NAME]", "show the model, or switch to NAME"),
     "/permissions": ("", "list what is granted and the allow/deny rules; revoke or keep a grant"),
     "/clear": ("", "forget the conversation and clear the transcript"),
     "/help": ("", "list commands and keys"),
     "/quit": ("", "leave paicli"),
 }
-
 
 
 @dataclass(frozen=True)
@@ -37,21 +38,41 @@ def parse_slash(text: str) -> SlashCommand | None:
     return SlashCommand(name.lower(), argument.strip())
 
 
-def complete(value: str, argument_choices: Callable[[str], Iterable[str]]) -> str | None:
-    """The full line a prefix completes to, or None. ``argument_choices``
-    gives the possible arguments for a command (modes, theme names)."""
-    if not value.startswith("/"):
-        return None
+@dataclass(frozen=True)
+class Choice:
+    """One line of the completion menu: accepting it makes the input ``text``."""
+
+    text: str  # the whole input after accepting, e.g. "/mode " or "/mode plan "
+    label: str  # what the menu shows first, e.g. "/mode" or "plan"
+    hint: str = ""  # the argument hint, e.g. "auto|plan|ask"
+    description: str = ""
+
+
+def command_choices(value: str, argument_choices: Callable[[str], Iterable[str]]) -> list[Choice]:
+    """What the command menu offers for the input ``value``: every command
+    whose name starts with what is typed (a lone ``/`` offers all), then,
+    once a command and a space are typed, that command's argument choices
+    (modes, theme names). Accepting always leaves a trailing space, so the
+    next key starts the argument or a new word instead of gluing on."""
+    if not value.startswith("/") or "\n" in value:
+        return []
     name, space, argument = value.partition(" ")
     if not space:
-        matches = [command for command in COMMANDS if command.startswith(name.lower())]
-        return matches[0] if len(matches) >= 1 and matches[0] != name else None
-    if " " in argument:
-        return None
-    for choice in argument_choices(name.lower()):
-        if choice.startswith(argument) and choice != argument:
-            return f"{name} {choice}"
-    return None
+        typed = name.lower()
+        return [Choice(f"{command} ", command, hint, text) for command, (hint, text) in COMMANDS.items()
+                if command.startswith(typed)]
+    if " " in argument or name.lower() not in COMMANDS:
+        return []
+    return [Choice(f"{name} {choice} ", choice)
+            for choice in argument_choices(name.lower()) if choice.startswith(argument)]
+
+
+def needs_argument(value: str) -> bool:
+    """Whether ``value`` is a command that cannot run without its argument
+    (``/plan`` alone): Enter then completes it instead of sending it."""
+    name, _, argument = value.strip().partition(" ")
+    hint = COMMANDS.get(name.lower(), ("", ""))[0]
+    return bool(hint) and not hint.startswith("[") and not argument.strip()
 
 
 def help_text() -> str:
@@ -59,8 +80,10 @@ def help_text() -> str:
     keys = [
         "  shift+tab".ljust(24) + "cycle the mode: auto → plan → ask",
         "  esc".ljust(24) + "cancel the running turn",
-        "  up / down".ljust(24) + "input history",
-        "  tab / right".ljust(24) + "accept the completion",
+        "  enter".ljust(24) + "send (or take the highlighted menu row)",
+        "  shift+enter / ctrl+j".ljust(24) + "new line (also alt+enter, ctrl+enter where the terminal sends them)",
+        "  up / down".ljust(24) + "input history, from the first / last line",
+        "  / and @".ljust(24) + "menu of commands / pick a file to attach; tab takes a row, esc closes",
         "  ctrl+p".ljust(24) + "command palette (themes, keys)",
         "  ctrl+c ctrl+c".ljust(24) + "quit",
     ]
