@@ -79,6 +79,22 @@ async def test_a_long_paste_is_shown_collapsed_and_sent_whole(app, session):
         assert "› look: [pasted 120 lines]" in transcript_text(app)
 
 
+async def test_a_recalled_input_keeps_its_paste_collapsed_across_a_restart(tmp_path):
+    block = "\n".join(f"trace {i}" for i in range(50))
+    first = RecordingApp(FakeSession(workspace=tmp_path), theme="paicli-dark")
+    async with first.run_test(size=SIZE) as pilot:
+        await pilot.press(*"why?", "space")
+        first.main_screen.prompt.post_message(events.Paste(block))
+        await pilot.pause()
+        await pilot.press("enter")
+    again = RecordingApp(FakeSession(workspace=tmp_path), theme="paicli-dark")
+    async with again.run_test(size=SIZE) as pilot:
+        await pilot.press(*"draft", "up")
+        assert again.main_screen.prompt.text == "why? [pasted 50 lines]"
+        await pilot.press("enter")
+        assert again.session.submitted == ["why? " + block]
+
+
 async def test_a_long_single_line_paste_is_counted_in_characters(app, session):
     async with app.run_test(size=SIZE) as pilot:
         app.main_screen.prompt.post_message(events.Paste("x" * 1500))

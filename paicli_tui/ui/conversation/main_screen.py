@@ -184,7 +184,8 @@ class MainScreen(Screen):
         self.prompt.load_text(text)
         self.prompt.focus()
 
-    async def _submit(self, text: str, *, echo: bool = True, shown: str = "", attachments: tuple[str, ...] = ()) -> None:
+    async def _submit(self, text: str, *, echo: bool = True, shown: str = "",
+                      attachments: tuple[str, ...] = ()) -> None:
         if echo:
             await self.transcript.add_user(shown or text)
         if attachments and (text.startswith(("/plan", "/team")) or self.session.approval_mode == "plan"):

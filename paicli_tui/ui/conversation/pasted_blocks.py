@@ -53,5 +53,12 @@ class PastedBlocks:
         it whole rather than leave a broken token behind."""
         return next((token for token in self._blocks if before_cursor.endswith(token)), None)
 
+    def items(self) -> tuple[tuple[str, str], ...]:
+        return tuple(self._blocks.items())
+
+    def restore(self, items: tuple[tuple[str, str], ...]) -> None:
+        """Stand for these pastes again (an input recalled from history)."""
+        self._blocks = dict(items)
+
     def clear(self) -> None:
         self._blocks.clear()

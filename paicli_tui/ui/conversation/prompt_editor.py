@@ -31,7 +31,6 @@ the text was inserted first, then Ctrl+U deleted it and Enter sent nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -41,10 +40,10 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from paicli_tui.ui.conversation import pasted_blocks
-from paicli_tui.ui.conversation.completion_menu import CompletionMenu, MenuItem
+from paicli_tui.ui.conversation.completion_menu import CompletionMenu
+from paicli_tui.ui.conversation.completions import Offer, menu_title, offers_for
 from paicli_tui.ui.conversation.file_mentions import WorkspaceFileIndex, mention_at, mentioned_paths
-from paicli_tui.ui.conversation.prompt_history import PromptHistory
-from paicli_tui.ui.conversation.slash_commands import COMMANDS, command_choices, needs_argument
+from paicli_tui.ui.conversation.prompt_history import Entry, PromptHistory
 
 ArgumentChoices = Callable[[str], Iterable[str]]
 #: Rows of text before the editor scrolls.
@@ -52,18 +51,6 @@ MAX_ROWS = 8
 #: xterm's modifyOtherKeys reports Shift+Enter as ESC [27;2;13~, which
 #: Textual names "shift+\r"; these become the names the bindings use.
 KEY_ALIASES = {"shift+\r": "shift+enter", "ctrl+\r": "ctrl+enter", "alt+\r": "alt+enter"}
-
-
-@dataclass(frozen=True)
-class Offer:
-    """A menu row and what accepting it does: text[start:end] becomes ``insert``."""
-
-    item: MenuItem
-    insert: str
-    start: int
-    end: int
-    path: str = ""  # a file mention: the path to attach
-    complete: bool = False  # a command already fully typed: Enter sends it
 
 
 class PromptEditor(TextArea):
@@ -188,7 +175,7 @@ class PromptEditor(TextArea):
             return
         text = self._pastes.expand(shown)
         attachments = self._attachments(shown)
-        self.prompt_history.add(text)
+        self.prompt_history.add(shown, self._pastes.items())
         self._warn_once()
         self.clear()
         self.post_message(self.Submitted(self, text, shown, attachments))
@@ -200,7 +187,7 @@ class PromptEditor(TextArea):
         if self._offers:
             self.menu.move(-1)
         elif self.navigator.is_first_wrapped_line(self.cursor_location):
-            self._show_history(self.prompt_history.back(self.text))
+            self._show_history(self.prompt_history.back(Entry(self.text, self._pastes.items())))
         else:
             self.action_cursor_up()
 
@@ -247,9 +234,10 @@ class PromptEditor(TextArea):
         self._completing = True
         return super()._delete_via_keyboard(start, end)
 
-    def _show_history(self, text: str | None) -> None:
-        if text is not None:
-            self.load_text(text)
+    def _show_history(self, entry: Entry | None) -> None:
+        if entry is not None:
+            self.load_text(entry.text)
+            self._pastes.restore(entry.pastes)
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         self._refresh_menu()
@@ -276,22 +264,14 @@ class PromptEditor(TextArea):
             offers = self._compute_offers() if self._completing and self._closed_on is None else []
             self._memo = (key, offers)
         offers = self._offers = self._memo[1]
-        self.menu.show([offer.item for offer in offers], _menu_title(text, offers))
+        self.menu.show([offer.item for offer in offers], menu_title(text, offers))
 
     def _compute_offers(self) -> list[Offer]:
         text = self.text
         cursor = self.document.get_index_from_location(self.cursor_location)
-        if text.startswith("/") and cursor == len(text):
-            return [Offer(MenuItem(choice.label, choice.hint, choice.description), choice.text, 0, len(text),
-                          complete=text.rstrip() == choice.text.rstrip() and not needs_argument(text.rstrip()))
-                    for choice in command_choices(text, self.argument_choices)]
-        mention = mention_at(text, cursor)
-        if mention is None or self.files is None:
-            return []
-        if self.files.stale() and not self._listing:
+        if self.files is not None and self.files.stale() and not self._listing and mention_at(text, cursor):
             self._list_files()
-        return [Offer(MenuItem(path), f"@{path} ", mention.start, cursor, path=path)
-                for path in self.files.search(mention.query, limit=50)]
+        return offers_for(text, cursor, self.argument_choices, self.files)
 
     def _list_files(self) -> None:
         files = self.files
@@ -318,15 +298,6 @@ class PromptEditor(TextArea):
         if warning and warning != self._warned:
             self._warned = warning
             self.notify(warning, severity="warning", timeout=8, markup=False)
-
-
-def _menu_title(text: str, offers: list[Offer]) -> str:
-    if not offers:
-        return ""
-    if offers[0].path:
-        return "files"
-    name, space, _ = text.partition(" ")
-    return f"{name} {COMMANDS[name.lower()][0]}" if space and name.lower() in COMMANDS else "commands"
 
 
 def _is_file(path: Path) -> bool:
