@@ -32,9 +32,11 @@ async def test_enter_sends_and_the_new_line_keys_insert_a_line(app, session):
 async def test_the_xterm_modify_other_keys_names_are_new_lines_too(app):
     async with app.run_test(size=SIZE) as pilot:
         prompt = app.main_screen.prompt
-        prompt.post_message(events.Key("shift+\r", "\r"))  # what ESC [27;2;13~ parses to
+        # What ESC [27;2;13~, ESC [27;5;13~ and ESC [27;3;13~ parse to.
+        for name in ("shift+\r", "ctrl+\r", "\r"):
+            prompt.post_message(events.Key(name, "\r"))
         await pilot.pause()
-        assert prompt.text == "\n"
+        assert prompt.text == "\n\n\n"
 
 
 async def test_the_editor_grows_to_eight_rows_then_scrolls(app):

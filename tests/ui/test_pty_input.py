@@ -1,7 +1,8 @@
 """The prompt editor in the real `paicli --demo`, in a pseudo-terminal:
 the bytes terminals send for a bracketed paste, Shift+Enter (kitty's
 ``ESC [ 13 ; 2 u``, xterm's modifyOtherKeys ``ESC [ 27 ; 2 ; 13 ~``),
-Ctrl+J (LF) and a burst of keys in one write. What was sent is read back
+Alt+Enter (modifyOtherKeys ``ESC [ 27 ; 3 ; 13 ~``), Ctrl+J (LF) and a
+burst of keys in one write. What was sent is read back
 from the ledger's ``run_requested`` goal: the exact text the engine got."""
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ STEP = 40.0
 PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
 KITTY_SHIFT_ENTER = b"\x1b[13;2u"
 XTERM_SHIFT_ENTER = b"\x1b[27;2;13~"
+XTERM_ALT_ENTER = b"\x1b[27;3;13~"
 CTRL_J = b"\n"
 CTRL_U = b"\x15"
 
@@ -62,11 +64,12 @@ def test_a_bracketed_paste_of_three_lines_arrives_whole(demo, home):
     assert sent_goal(home) == "a\nb\nc"
 
 
-def test_shift_enter_in_both_encodings_and_ctrl_j_insert_new_lines(demo, home):
-    demo.send(b"one" + KITTY_SHIFT_ENTER + b"two" + XTERM_SHIFT_ENTER + b"three" + CTRL_J + b"four")
-    demo.wait_for(lambda text: prompt_rows(text) == ["one", "two", "three", "four"], STEP)
+def test_shift_enter_in_both_encodings_ctrl_j_and_alt_enter_insert_new_lines(demo, home):
+    demo.send(b"one" + KITTY_SHIFT_ENTER + b"two" + XTERM_SHIFT_ENTER + b"three" + CTRL_J + b"four"
+              + XTERM_ALT_ENTER + b"five")
+    demo.wait_for(lambda text: prompt_rows(text) == ["one", "two", "three", "four", "five"], STEP)
     demo.send(b"\r")
-    assert sent_goal(home) == "one\ntwo\nthree\nfour"
+    assert sent_goal(home) == "one\ntwo\nthree\nfour\nfive"
 
 
 def test_ctrl_u_text_and_enter_in_one_write_submit_the_text(demo, home):

@@ -17,7 +17,7 @@ Ctrl+J, Alt+Enter and Ctrl+Enter insert a newline (terminals differ in
 which of these they can send: a plain terminal sends only Ctrl+J; kitty's
 protocol sends Shift/Alt/Ctrl+Enter as ``ESC [ 13 ; m u``, xterm's
 modifyOtherKeys as ``ESC [ 27 ; m ; 13 ~``; a legacy Alt+Enter, ``ESC CR``,
-reaches Textual 8.2.8 as plain Enter and sends). Up/Down walk the history
+reaches Textual 8.2.8 as plain Enter, indistinguishable, and sends). Up/Down walk the history
 only from the first/last line, else move the cursor; with the menu open they
 move its highlight. Tab accepts the menu row, Esc closes the menu.
 
@@ -49,8 +49,10 @@ ArgumentChoices = Callable[[str], Iterable[str]]
 #: Rows of text before the editor scrolls.
 MAX_ROWS = 8
 #: xterm's modifyOtherKeys reports Shift+Enter as ESC [27;2;13~, which
-#: Textual names "shift+\r"; these become the names the bindings use.
-KEY_ALIASES = {"shift+\r": "shift+enter", "ctrl+\r": "ctrl+enter", "alt+\r": "alt+enter"}
+#: Textual names "shift+\r"; Ctrl+Enter becomes "ctrl+\r", and Alt+Enter
+#: (ESC [27;3;13~) loses its alt and arrives as a bare "\r" (plain Enter
+#: is "enter"). These become the names the bindings use.
+KEY_ALIASES = {"shift+\r": "shift+enter", "ctrl+\r": "ctrl+enter", "\r": "alt+enter"}
 
 
 class PromptEditor(TextArea):
@@ -142,6 +144,9 @@ class PromptEditor(TextArea):
 
     async def _on_key(self, event: events.Key) -> None:
         key = KEY_ALIASES.get(event.key, event.key)
+        # The lookup App._check_bindings does once the key is back at the App
+        # (focused widget first, keymap applied, up to the first modal), done
+        # at the first hop instead. Private API: textual is pinned (8.2.8).
         for namespace, bindings in self.screen._modal_binding_chain:
             for binding in bindings.key_to_bindings.get(key, ()):
                 if not binding.priority and await self.app.run_action(binding.action, namespace):
@@ -184,6 +189,7 @@ class PromptEditor(TextArea):
         self._replace_via_keyboard("\n", *self.selection)
 
     def action_up(self) -> None:
+        self._refresh_menu()  # a burst may not have let Changed arrive yet
         if self._offers:
             self.menu.move(-1)
         elif self.navigator.is_first_wrapped_line(self.cursor_location):
@@ -192,6 +198,7 @@ class PromptEditor(TextArea):
             self.action_cursor_up()
 
     def action_down(self) -> None:
+        self._refresh_menu()
         if self._offers:
             self.menu.move(1)
         elif self.prompt_history.walking and self.navigator.is_last_wrapped_line(self.cursor_location):
