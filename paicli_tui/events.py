@@ -589,13 +589,16 @@ class EventBus:
 class RunRequested(Event):
     """A run begins: ``kind`` is react | plan | team. ``limits`` holds the
     per-agent and per-run budgets in force, ``prices`` the price per million
-    tokens of the model used (empty when none is configured)."""
+    tokens of the model used (empty when none is configured),
+    ``attachments`` the files attached with ``@path`` (``Attachment.record()``
+    each: path and size, never the content)."""
 
     name: ClassVar[str] = "run_requested"
     kind: str
     goal: str
     limits: dict = field(default_factory=dict)
     prices: dict = field(default_factory=dict)
+    attachments: tuple = ()
 
 
 @dataclass(frozen=True)

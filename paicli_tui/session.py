@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -242,9 +242,11 @@ class Session:
 
     # -- input -------------------------------------------------------------------
 
-    def submit(self, text: str) -> "Future[RunOutcome]":
+    def submit(self, text: str, attachments: tuple[str, ...] = ()) -> "Future[RunOutcome]":
         """Run one input on the engine thread. ``/plan GOAL`` and ``/team GOAL``
-        win over the mode (P-6.5); plain text goes to /plan in plan mode."""
+        win over the mode (P-6.5); plain text goes to /plan in plan mode.
+        ``attachments``: workspace paths whose content goes into a ReAct
+        turn's user message (plan and team runs do not take attachments)."""
         text = text.strip()
         command, _, rest = text.partition(" ")
         if command == "/plan":
@@ -255,10 +257,10 @@ class Session:
             return self._start(self._clear_job)
         if self._approval_mode == "plan":
             return self.start_plan(text)
-        return self.start_react(text)
+        return self.start_react(text, attachments)
 
-    def start_react(self, text: str) -> "Future[RunOutcome]":
-        return self._start(self.run_react, text)
+    def start_react(self, text: str, attachments: tuple[str, ...] = ()) -> "Future[RunOutcome]":
+        return self._start(self.run_react, text, tuple(attachments))
 
     def start_plan(self, goal: str, plan: "Plan | None" = None) -> "Future[RunOutcome]":
         return self._start(self.run_plan, goal, plan)
@@ -347,7 +349,7 @@ class Session:
         s = self.settings
         return Budget(max_turns=s.max_turns, max_tokens=s.max_tokens, max_seconds=s.max_seconds, run=self._run_budget)
 
-    def _begin_run(self, kind: RunKind, goal: str) -> None:
+    def _begin_run(self, kind: RunKind, goal: str, attachments: tuple[dict, ...] = ()) -> None:
         """Stamp the mode, start the run's shared budget and record the run
         with its limits and the model's price (the ledger must be enough to
         report the run later)."""
@@ -359,7 +361,7 @@ class Session:
         model = self.client.model
         price = model_price(model, s.prices, s.provider)
         prices = {model: price.model_dump() if hasattr(price, "model_dump") else dict(price)} if price is not None else {}
-        self.bus.publish(RunRequested("session", kind, goal, limits, prices))
+        self.bus.publish(RunRequested("session", kind, goal, limits, prices, attachments))
         from paicli_tui.mcp.wiring import prepare_run
 
         prepare_run(self.mcp, self.assembler, self.bus)
@@ -384,21 +386,26 @@ class Session:
             max_history_chars=self.settings.max_history_chars,
         )
 
-    def run_react(self, text: str) -> RunOutcome:
+    def run_react(self, text: str, attachments: tuple[str, ...] = ()) -> RunOutcome:
+        from paicli_tui.attachments import read_attachments, with_attachments
         from paicli_tui.prompt_assembler import with_turn_context
         from paicli_tui.tools.trusted_urls import TrustedUrls
 
-        self._begin_run("react", text)
+        attached = read_attachments(self.workspace, attachments)
+        self._begin_run("react", text, tuple(item.record() for item in attached))
         if not text:
             return RunOutcome("react", False, "failed", "nothing to do: the input was empty")
         if self._react is None:
             self._react = self._new_agent("react", "react")
         self._react.budget.run = self._run_budget
+        # Known secrets never reach the model from a file, attached or read by a tool.
+        attached = [replace(item, text=self.redactor.text(item.text)) for item in attached]
         message = text
         if self.mcp is not None:  # attached resources are data: their URLs are not typed by the person
             from paicli_tui.mcp.mentions import attach_mentions
 
             message = attach_mentions(text, self.mcp, self.bus, cancel=self._cancel)
+        message = with_attachments(message, attached)
         message = self.knowledge.recall(message, text, "react")
         outcome = self._react.run_turn(
             with_turn_context(message, approval_mode=self._approval_mode), cancel=self._cancel,

@@ -44,10 +44,9 @@ async def settle(pilot: Pilot) -> None:
 
 async def submit(pilot: Pilot, text: str) -> None:
     """Put a line in the input and press Enter (typing each key is slow;
-    test_enter_submits_the_text_to_the_session types for real)."""
-    prompt = pilot.app.main_screen.prompt
-    prompt.value = text
-    prompt.cursor_position = len(text)
+    test_enter_submits_the_text_to_the_session types for real). Text put
+    in this way opens no completion menu, so Enter sends it."""
+    pilot.app.main_screen.prompt.load_text(text)
     await pilot.press("enter")
 
 

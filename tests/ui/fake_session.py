@@ -37,6 +37,7 @@ class FakeSession:
         self.usage = Usage()
         self.busy = False
         self.submitted: list[str] = []
+        self.attachments: list[tuple[str, ...]] = []  # per submit, in order
         self.futures: list[Future] = []
         self.cancelled = 0
         self.cleared = 0
@@ -77,10 +78,11 @@ class FakeSession:
             with self._lock:
                 self.usage = self.usage + Usage(event.prompt_tokens, event.completion_tokens, event.cached_tokens)
 
-    def submit(self, text: str) -> Future:
+    def submit(self, text: str, attachments: tuple[str, ...] = ()) -> Future:
         if self.submit_error is not None:
             raise self.submit_error
         self.submitted.append(text)
+        self.attachments.append(tuple(attachments))
         future: Future = Future()
         self.futures.append(future)
         self.busy = True

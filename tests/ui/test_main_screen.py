@@ -1,4 +1,5 @@
-"""Pilot tests for the main screen: input, commands, streaming, errors, quit."""
+"""Pilot tests for the main screen: input, commands, streaming, errors, quit.
+The prompt editor's own keys (history, menu, paste) are in test_prompt_editor.py."""
 
 from __future__ import annotations
 
@@ -61,48 +62,6 @@ async def test_escape_cancels_the_running_turn(app, session):
         await pilot.press("escape")  # nothing running: nothing to cancel
         assert session.cancelled == 1
         assert not app.main_screen.prompt.border_title
-
-
-async def test_history_up_and_down(app, session):
-    async with app.run_test(size=SIZE) as pilot:
-        for line in ("first", "second"):
-            await submit(pilot, line)
-            session.finish()
-        prompt = app.main_screen.prompt
-        prompt.insert_text_at_cursor("draft")
-        await pilot.press("up")
-        assert prompt.value == "second"
-        await pilot.press("up")
-        assert prompt.value == "first"
-        await pilot.press("up")
-        assert prompt.value == "first"
-        await pilot.press("down")
-        assert prompt.value == "second"
-        await pilot.press("down")
-        assert prompt.value == "draft"
-
-
-async def test_tab_completes_slash_commands_and_their_arguments(app):
-    async with app.run_test(size=SIZE) as pilot:
-        prompt = app.main_screen.prompt
-        await pilot.press("/", "p", "l", "tab")
-        assert prompt.value == "/plan"
-        prompt.value = ""
-        prompt.insert_text_at_cursor("/mode as")
-        await pilot.press("tab")
-        assert prompt.value == "/mode ask"
-        prompt.value = ""
-        prompt.insert_text_at_cursor("/theme paicli-l")
-        await pilot.press("tab")
-        assert prompt.value == "/theme paicli-light"
-
-
-async def test_the_suggestion_shows_as_you_type(app):
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("/", "c", "l")
-        await pilot.pause()
-        await pilot.press("right")  # Input accepts the suggestion at the end of the line
-        assert app.main_screen.prompt.value == "/clear"
 
 
 async def test_help_model_and_unknown_commands(app, session):

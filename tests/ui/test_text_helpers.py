@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from paicli_tui import events as ev
 from paicli_tui.ui.bridge.event_lines import Line, argument_subject, describe, full_arguments
-from paicli_tui.ui.conversation.slash_commands import SlashCommand, complete, parse_slash
+from paicli_tui.ui.conversation.slash_commands import COMMANDS, SlashCommand, command_choices, needs_argument, parse_slash
 
 
 def choices(command: str) -> list[str]:
@@ -17,15 +17,26 @@ def test_parse_slash():
     assert parse_slash("fix the bug") is None
 
 
-def test_complete_commands_and_arguments():
-    assert complete("/pl", choices) == "/plan"
-    assert complete("/he", choices) == "/help"
-    assert complete("/help", choices) is None
-    assert complete("/mode p", choices) == "/mode plan"
-    assert complete("/theme paicli-d", choices) == "/theme paicli-dark"
-    assert complete("/theme paicli-dark", choices) is None
-    assert complete("/zzz", choices) is None
-    assert complete("plain text", choices) is None
+def test_command_choices_for_commands_and_their_arguments():
+    def texts(value: str) -> list[str]:
+        return [choice.text for choice in command_choices(value, choices)]
+
+    assert texts("/") == [f"{name} " for name in COMMANDS]
+    assert texts("/pl") == ["/plan "]
+    assert texts("/P") == ["/plan ", "/permissions "]
+    assert texts("/help") == ["/help "]
+    assert texts("/mode ") == ["/mode auto ", "/mode plan ", "/mode ask "]
+    assert texts("/mode p") == ["/mode plan "]
+    assert texts("/theme paicli-d") == ["/theme paicli-dark "]
+    assert texts("/help x") == texts("/zzz") == texts("plain text") == texts("/plan two words") == []
+    assert texts("/mode\nplan") == []
+    mode, model = command_choices("/mode", choices)
+    assert (mode.label, mode.hint, mode.description) == ("/mode", *COMMANDS["/mode"]) and model.label == "/model"
+
+
+def test_which_commands_need_an_argument():
+    assert needs_argument("/plan") and needs_argument("/team ") and needs_argument("/mode")
+    assert not needs_argument("/plan fix it") and not needs_argument("/theme") and not needs_argument("/help")
 
 
 def test_tool_lines_keep_commands_and_paths_whole_in_the_details():

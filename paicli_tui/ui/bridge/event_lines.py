@@ -97,6 +97,22 @@ def _approval_line(who: str, event: ev.ApprovalDecided) -> Line:
     return Line(f"{who}{template.format(tool=event.tool)}{reason}", kind)
 
 
+#: Narrow (one cell), so chips line up; the paperclip emoji is two cells wide.
+ATTACHMENT_GLYPH = "⎘"
+
+
+def attachment_chips(records) -> str:
+    """``⎘ src/app.py (120 lines) · ⎘ logo.png (binary file, not attached)``."""
+    from paicli_tui.attachments import Attachment
+
+    chips = []
+    for record in records:
+        item = Attachment(str(record.get("path", "?")), lines=int(record.get("lines") or 0),
+                          truncated=bool(record.get("truncated")), note=str(record.get("note") or ""))
+        chips.append(f"{ATTACHMENT_GLYPH} {item.chip()}")
+    return " · ".join(chips)
+
+
 def describe(event: ev.Event) -> Line | None:
     """A transcript line for events that are not streamed text or tool calls;
     None for events the transcript does not show as a line (one line per
@@ -129,6 +145,8 @@ def describe(event: ev.Event) -> Line | None:
             kind = "warning" if event.status == "partial" else "error"
             reason = f": {event.reason}" if event.reason else ""
             return Line(f"{who}turn {event.status}{reason}", kind)
+        case ev.RunRequested() if event.attachments:
+            return Line(attachment_chips(event.attachments), "muted")
         case ev.PlanProposed():
             count = len(event.plan.get("tasks", ())) if isinstance(event.plan, dict) else 0
             return Line(f"{who}plan v{event.version} ({event.origin}): {count} tasks", "info")

@@ -1,4 +1,5 @@
-"""The main screen (P-7.1): transcript, queued inputs, input line, status bar.
+"""The main screen (P-7.1): transcript, queued inputs, the composer (command
+menu and prompt editor), status bar.
 
 It turns what the person types into session calls and paints what the app
 drains from the event pump. It never waits on the engine: session calls
@@ -6,9 +7,10 @@ return at once and everything they cause arrives later as events. Input
 submitted while a turn runs is queued and sent when it ends. A plan given
 on the command line (``--plan-file``) is started once it is mounted.
 
-Focus order: Tab goes input → transcript → input (the input's own Tab
-completes first); Esc from anywhere comes back to the input. The
-transcript's scroll keys also work from the input.
+Everything Enter sends, and every command the palette runs, goes through
+``submit_text``. Focus order: Tab goes input → transcript → input (with the
+menu open, Tab accepts its row first); Esc from anywhere comes back to the
+input. The transcript's scroll keys also work from the input.
 """
 
 from __future__ import annotations
@@ -28,11 +30,13 @@ from paicli_tui import events as ev
 from paicli_tui.config import MODES
 from paicli_tui.llm.types import Usage
 from paicli_tui.ui.common.figures import session_price
+from paicli_tui.ui.conversation.command_provider import SlashCommandProvider
 from paicli_tui.ui.conversation.command_runner import JOB_COMMANDS, CommandRunner
+from paicli_tui.ui.conversation.composer import Composer
 from paicli_tui.ui.conversation.mode_words import mode_line, placeholder_for
 from paicli_tui.ui.conversation.painter import TranscriptPainter
-from paicli_tui.ui.conversation.prompt_input import PromptInput
-from paicli_tui.ui.conversation.queued_inputs import QueuedInputs
+from paicli_tui.ui.conversation.prompt_editor import PromptEditor
+from paicli_tui.ui.conversation.queued_inputs import QueuedInput, QueuedInputs
 from paicli_tui.ui.conversation.slash_commands import parse_slash
 from paicli_tui.ui.conversation.status_bar import StatusBar, short_path
 from paicli_tui.ui.conversation.transcript import Transcript
@@ -61,6 +65,7 @@ class MainScreen(Screen):
     CSS_PATH = Path(__file__).with_name("main_screen.tcss")
     #: Keys typed while the app starts go to the input, not the transcript.
     AUTO_FOCUS = "#prompt"
+    COMMANDS = {SlashCommandProvider}
 
     BINDINGS = [
         # Screen binds shift+tab to focus-previous; the main screen owns it.
@@ -100,10 +105,8 @@ class MainScreen(Screen):
         yield Transcript(id="transcript")
         with Vertical(id="bottom"):
             yield QueuedInputs(id="queued")
-            # Not selected on focus: coming back with Esc or a typed key must
-            # not put the draft under a selection the next key replaces.
-            yield PromptInput(self._argument_choices, id="prompt", placeholder=self.placeholder_text(),
-                              select_on_focus=False)
+            yield Composer(self.argument_choices, self.session.workspace, id="composer",
+                           placeholder=self.placeholder_text())
             yield StatusBar(id="status")
 
     @property
@@ -111,8 +114,8 @@ class MainScreen(Screen):
         return self.query_one(Transcript)
 
     @property
-    def prompt(self) -> PromptInput:
-        return self.query_one(PromptInput)
+    def prompt(self) -> PromptEditor:
+        return self.query_one(PromptEditor)
 
     @property
     def status(self) -> StatusBar:
@@ -137,7 +140,7 @@ class MainScreen(Screen):
         status.workspace = str(self.session.workspace)
         await self.transcript.add_line(
             f"paicli · {self.session.model_label} · {short_path(self.session.workspace)} — "
-            "type a goal · F1 or /help for keys and commands",
+            "type a goal · / commands · @ files · shift+enter new line · F1 help",
             "muted",
         )
         settings = getattr(self.session, "settings", None)
@@ -225,35 +228,46 @@ class MainScreen(Screen):
 
     # -- input -------------------------------------------------------------------
 
-    async def on_input_submitted(self, event: PromptInput.Submitted) -> None:
+    async def on_prompt_editor_submitted(self, event: PromptEditor.Submitted) -> None:
         event.stop()
-        text = event.value
-        self.prompt.value = ""
-        await self.submit_text(text)
+        await self.submit_text(event.text, shown=event.shown, attachments=event.attachments, pastes=event.pastes)
 
-    async def submit_text(self, text: str) -> None:
-        """What Enter does with the input's text: run a command of the
-        screen's own at once, queue the rest while a turn runs, else send."""
+    async def submit_text(self, text: str, *, shown: str = "", attachments: tuple[str, ...] = (),
+                          pastes: tuple[tuple[str, str], ...] = ()) -> None:
+        """What Enter does with the editor's text (and what the palette's
+        commands go through): run a command of the screen's own at once,
+        queue the rest while a turn runs, else send. ``shown`` is the text
+        as the editor showed it (long pastes collapsed to their ``pastes``
+        tokens), ``attachments`` the files its ``@`` mentions attach."""
         text = text.strip()
         if not text:
             return
-        self.prompt.remember(text)
         command = parse_slash(text)
         if command is not None and command.name not in JOB_COMMANDS:
             await self.commands.run(command)
         elif self.session.busy or self.queued.items:
-            self.queued.add(text)
+            self.queued.add(QueuedInput(text, shown.strip(), tuple(attachments), tuple(pastes)))
         else:
-            await self._submit(text)
+            await self._submit(text, shown=shown.strip(), attachments=tuple(attachments))
 
-    async def _submit(self, text: str) -> bool:
+    async def _submit(self, text: str, *, shown: str = "", attachments: tuple[str, ...] = ()) -> bool:
         if text.split(" ", 1)[0].lower() == "/clear":
             await self.transcript.clear()
             self._usage_before = self.session.usage
             self.status.usage = self.conversation_usage()
             return await self._start_job(lambda: self.session.submit("/clear"))
-        await self.transcript.add_user(text)
-        return await self._start_job(lambda: self.session.submit(text))
+        await self.transcript.add_user(shown or text)
+        if attachments and (text.startswith(("/plan", "/team")) or self.session.approval_mode == "plan"):
+            await self.transcript.add_line("attached files go with ordinary turns; a /plan or /team run does not "
+                                           "read them", "warning")
+            attachments = ()
+        submit = self.session.submit
+        return await self._start_job(lambda: submit(text, attachments) if attachments else submit(text))
+
+    def start_typing(self, text: str) -> None:
+        """Put ``text`` in the prompt for the person to finish (``/plan ``)."""
+        self.prompt.load_text(text)
+        self.prompt.focus()
 
     async def _start_job(self, start) -> bool:
         try:
@@ -271,20 +285,20 @@ class MainScreen(Screen):
     async def _send_next_queued(self) -> None:
         if self.session.busy:
             return
-        text = self.queued.pop_next()
-        if text is not None and not await self._submit(text):
-            self._return_to_input([text, *self.queued.take_all()])
+        queued = self.queued.pop_next()
+        if queued is not None and not await self._submit(queued.text, shown=queued.shown,
+                                                          attachments=queued.attachments):
+            self._return_to_input([queued, *self.queued.take_all()])
 
-    def _return_to_input(self, texts: list[str]) -> None:
-        """Queued inputs back into the input line, after what is there."""
-        if not texts:
-            return
-        current = self.prompt.value.strip()
-        self.prompt.value = "\n".join([current, *texts] if current else texts)
-        self.prompt.cursor_position = len(self.prompt.value)
-        self.prompt.focus()
+    def _return_to_input(self, inputs: list[QueuedInput]) -> None:
+        """Queued inputs back into the editor, after what is there, each as
+        it was typed: long pastes still collapsed, its files still attached."""
+        for queued in inputs:
+            self.prompt.put_back(queued.shown or queued.text, queued.pastes, queued.attachments)
+        if inputs:
+            self.prompt.focus()
 
-    def _argument_choices(self, command: str) -> list[str]:
+    def argument_choices(self, command: str) -> list[str]:
         if command == "/mode":
             return list(MODES)
         if command == "/theme":
@@ -312,7 +326,7 @@ class MainScreen(Screen):
         queued = self.queued.take_all()
         if queued:
             self._return_to_input(queued)
-            self.notify("the queued input is back in the input line, not sent", timeout=4)
+            self.notify("the queued input is back in the input, not sent", timeout=4)
         return True
 
     def action_scroll_transcript(self, where: str) -> None:
@@ -328,17 +342,18 @@ class MainScreen(Screen):
                 transcript.scroll_end(animate=False)
 
     def action_edit_queued(self) -> None:
-        if self.focused is not self.prompt or self.prompt.value or not self.queued.items:
-            raise SkipAction()  # the input's own Up (history)
+        if self.focused is not self.prompt or self.prompt.text or not self.queued.items:
+            raise SkipAction()  # the editor's own Up (history, the menu, the cursor)
         self._return_to_input([self.queued.pop_last()])
 
-    def on_input_changed(self, event: PromptInput.Changed) -> None:
-        self.question_mark_opens_help(event.value)
+    def on_text_area_changed(self, event: PromptEditor.Changed) -> None:
+        if event.text_area is self.prompt:
+            self.question_mark_opens_help(event.text_area.text)
 
     def question_mark_opens_help(self, value: str) -> None:
-        """A lone ``?`` typed into the empty input opens the help. Read from
-        the input's own change, not a key binding: a binding sees a burst of
-        keys before the input has taken the earlier ones."""
+        """A lone ``?`` typed into the empty editor opens the help. Read from
+        the editor's own change, not a key binding: a binding sees a burst of
+        keys before the editor has taken the earlier ones."""
         if value == "?":
-            self.prompt.value = ""
+            self.prompt.clear()
             self.app.action_show_help()

@@ -1,5 +1,7 @@
-"""The slash commands the input line understands, and their completion.
-Pure text handling: the main screen decides what each command does."""
+"""The slash commands the input understands: their argument hints and
+one-line descriptions (the command menu, the palette and /help show them)
+and what the menu offers for a partly typed command. Pure text handling:
+the main screen decides what each command does."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/plan": ("GOAL", "plan the goal as a task graph, review it, then run it"),
     "/team": ("GOAL", "run the goal with a planner, workers and a reviewer"),
     "/mode": ("auto|plan|ask", "set the approval mode (shift+tab cycles it)"),
-    "/theme": ("[NAME]", "list the themes, or switch to NAME (remembered)"),
+    "/theme": ("[NAME]", "list the colour themes, or switch to NAME (remembered)"),
     "/model": ("[NAME]", "show the model, or switch to NAME"),
     "/permissions": ("", "list what is granted and the allow/deny rules; revoke or keep a grant"),
     "/undo": ("", "revert the file changes of the last turn, or of a run you pick; the diff first"),
@@ -30,7 +32,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-
 @dataclass(frozen=True)
 class SlashCommand:
     name: str  # "/mode"
@@ -46,18 +47,38 @@ def parse_slash(text: str) -> SlashCommand | None:
     return SlashCommand(name.lower(), argument.strip())
 
 
-def complete(value: str, argument_choices: Callable[[str], Iterable[str]]) -> str | None:
-    """The full line a prefix completes to, or None. ``argument_choices``
-    gives the possible arguments for a command (modes, theme names)."""
-    if not value.startswith("/"):
-        return None
+@dataclass(frozen=True)
+class Choice:
+    """One line of the completion menu: accepting it makes the input ``text``."""
+
+    text: str  # the whole input after accepting, e.g. "/mode " or "/mode plan "
+    label: str  # what the menu shows first, e.g. "/mode" or "plan"
+    hint: str = ""  # the argument hint, e.g. "auto|plan|ask"
+    description: str = ""
+
+
+def command_choices(value: str, argument_choices: Callable[[str], Iterable[str]]) -> list[Choice]:
+    """What the command menu offers for the input ``value``: every command
+    whose name starts with what is typed (a lone ``/`` offers all), then,
+    once a command and a space are typed, that command's argument choices
+    (modes, theme names). Accepting always leaves a trailing space, so the
+    next key starts the argument or a new word instead of gluing on."""
+    if not value.startswith("/") or "\n" in value:
+        return []
     name, space, argument = value.partition(" ")
     if not space:
-        matches = [command for command in COMMANDS if command.startswith(name.lower())]
-        return matches[0] if len(matches) >= 1 and matches[0] != name else None
-    if " " in argument:
-        return None
-    for choice in argument_choices(name.lower()):
-        if choice.startswith(argument) and choice != argument:
-            return f"{name} {choice}"
-    return None
+        typed = name.lower()
+        return [Choice(f"{command} ", command, hint, text) for command, (hint, text) in COMMANDS.items()
+                if command.startswith(typed)]
+    if " " in argument or name.lower() not in COMMANDS:
+        return []
+    return [Choice(f"{name} {choice} ", choice)
+            for choice in argument_choices(name.lower()) if choice.startswith(argument)]
+
+
+def needs_argument(value: str) -> bool:
+    """Whether ``value`` is a command that cannot run without its argument
+    (``/plan`` alone): Enter then completes it instead of sending it."""
+    name, _, argument = value.strip().partition(" ")
+    hint = COMMANDS.get(name.lower(), ("", ""))[0]
+    return bool(hint) and not hint.startswith("[") and not argument.strip()

@@ -41,10 +41,12 @@ BUILT_IN_KEYS = (
     ("Ctrl+P", "Command palette: paicli's commands, themes, keys"),
     ("Tab", "Next focus stop (see Focus order)"),
     ("?", "Help, typed into the empty input"),
+    ("/", "Menu of the commands, typed at the start of the input"),
+    ("@", "Pick a workspace file to attach to the turn"),
 )
 
 FOCUS_ORDER = (
-    "Tab: input → transcript → input. In the input, Tab first completes a command or an argument.",
+    "Tab: input → transcript → input. With the / or @ menu open, Tab first takes its row.",
     "Shift+Tab does not move focus on the main screen: it cycles the mode.",
     "Esc from anywhere on the main screen returns to the input; in the input it cancels the running turn.",
     "Typing while the transcript has focus goes to the input.",
