@@ -120,3 +120,24 @@ async def test_the_app_opens_the_replayed_runs_screen_from_its_run_started_event
         assert screen.kind == "team" and screen.goal == "A then B, and C"
         assert _state(screen.model) == _state(live_model)
         player.join(timeout=5)
+
+
+async def test_the_main_screen_of_a_replay_shows_a_badge_and_says_why_it_takes_no_input(tmp_path, monkeypatch):
+    """A replay makes no model calls: no API-key warning, no "type a goal",
+    a REPLAY badge, and the first key typed says once why nothing is sent."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    path, _, _ = _live_team_run(tmp_path)
+    session = ReplaySession(path, Settings(provider="openai"))
+    app = PaicliApp(session, remember_theme=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause(0.2)
+        main = app.main_screen
+        lines = [str(line.render()) for line in main.transcript.query("Static")]
+        text = "\n".join(lines)
+        assert f"REPLAY of {path.stem}" in text and "read-only" in text
+        assert "OPENAI_API_KEY" not in text and "type a goal" not in text
+        assert "REPLAY" in str(main.status.query_one("#status-hint").render())
+        await pilot.press("h", "i")
+        await pilot.pause(0.2)
+        text = "\n".join(str(line.render()) for line in main.transcript.query("Static"))
+        assert text.count("it takes no input and calls no model") == 1

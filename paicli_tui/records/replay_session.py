@@ -63,8 +63,20 @@ class ReplaySession:
     def busy(self) -> bool:
         return self._playing.is_set()
 
-    def submit(self, text: str) -> Future:
-        raise ReplayReadOnly(f"this is a replay of {self.session_id}: it takes no input (Ctrl+C twice quits)")
+    @property
+    def read_only_reason(self) -> str:
+        """Why the app takes no input: said once, at the first key."""
+        return f"this is a replay of {self.session_id}: it takes no input and calls no model (Ctrl+C twice quits)"
+
+    @property
+    def intro(self) -> str:
+        """The first transcript line: what is being replayed, and that it is one."""
+        started = next((t.event for t in self.timeline if isinstance(t.event, ev.SessionStarted)), None)
+        model = f" · recorded with {started.model}" if started and started.model else ""
+        return f"REPLAY of {self.session_id}{model} · {self.workspace} — read-only, nothing is sent to a model"
+
+    def submit(self, text: str, attachments=()) -> Future:
+        raise ReplayReadOnly(self.read_only_reason)
 
     @property
     def stopped(self) -> bool:

@@ -94,6 +94,7 @@ class MainScreen(Screen):
         self.painter: TranscriptPainter | None = None
         self.commands = CommandRunner(self)
         self._early: list[Any] = []
+        self._told_read_only = False
         # Whether the running job already told the person how it ended.
         self._job_reported = True
         # Usage counted before the last /clear: the status shows this conversation's.
@@ -138,15 +139,21 @@ class MainScreen(Screen):
         status.price = session_price(self.session)
         status.usage = self.conversation_usage()
         status.workspace = str(self.session.workspace)
-        await self.transcript.add_line(
-            f"paicli · {self.session.model_label} · {short_path(self.session.workspace)} — "
-            "type a goal · / commands · @ files · shift+enter new line · F1 help",
-            "muted",
-        )
-        settings = getattr(self.session, "settings", None)
-        problem = settings.resolved().problem() if settings is not None else None
-        problems = [problem] if problem else []
-        problems += getattr(self.session, "warnings", [])
+        if self.read_only_reason:
+            # A replay: no goal to type, no key or model to complain about.
+            status.show_replay()
+            await self.transcript.add_line(self.session.intro, "muted")
+            problems = list(getattr(self.session, "warnings", []))
+        else:
+            await self.transcript.add_line(
+                f"paicli · {self.session.model_label} · {short_path(self.session.workspace)} — "
+                "type a goal · / commands · @ files · shift+enter new line · F1 help",
+                "muted",
+            )
+            settings = getattr(self.session, "settings", None)
+            problem = settings.resolved().problem() if settings is not None else None
+            problems = [problem] if problem else []
+            problems += getattr(self.session, "warnings", [])
         for line in problems:
             # Said up front rather than after a failed request; the app stays usable.
             await self.transcript.add_line(line, "warning")
@@ -349,6 +356,14 @@ class MainScreen(Screen):
     def on_text_area_changed(self, event: PromptEditor.Changed) -> None:
         if event.text_area is self.prompt:
             self.question_mark_opens_help(event.text_area.text)
+            if self.read_only_reason and event.text_area.text and not self._told_read_only:
+                self._told_read_only = True  # once: the first key says why nothing will be sent
+                self.run_worker(self.transcript.add_line(self.read_only_reason, "warning"))
+
+    @property
+    def read_only_reason(self) -> str:
+        """Set when the session takes no input (a replay)."""
+        return getattr(self.session, "read_only_reason", "") or ""
 
     def question_mark_opens_help(self, value: str) -> None:
         """A lone ``?`` typed into the empty editor opens the help. Read from

@@ -67,6 +67,7 @@ class StatusBar(Horizontal):
     StatusBar.-mode-plan #status-mode { background: $mode-plan; }
     StatusBar.-mode-ask #status-mode { background: $mode-ask; }
     StatusBar #status-hint { color: $text-muted; padding: 0 1 0 0; }
+    StatusBar.-replay #status-hint { background: $warning; color: $background; text-style: bold; padding: 0 1; }
     StatusBar #status-model { color: $primary; }
     StatusBar #status-tokens { color: $text-muted; }
     StatusBar #status-workspace {
@@ -103,6 +104,11 @@ class StatusBar(Horizontal):
         for name in ("auto", "plan", "ask"):
             self.set_class(name == mode, f"-mode-{name}")
         self.query_one("#status-mode", Static).update(Content(mode.upper()))
+
+    def show_replay(self) -> None:
+        """A REPLAY badge where the mode hint was: the mode cannot be cycled."""
+        self.add_class("-replay")
+        self.query_one("#status-hint", Static).update(Content("REPLAY"))
 
     def watch_model_label(self, label: str) -> None:
         self.query_one("#status-model", Static).update(Content(label))
