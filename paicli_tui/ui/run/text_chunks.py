@@ -1,0 +1,64 @@
+"""Where a growing text may be cut into a new widget, and what a pane may
+show of raw text (no Textual).
+
+Textual's ``Markdown.append`` re-reads the document's last block on every
+call, and a ``Static`` re-wraps all of its text on every update: a long
+streamed answer would cost more each frame. A stream is therefore kept as a
+run of chunks, and a new chunk starts at a paragraph break (a blank line
+outside a code fence) once the current chunk passed ``soft`` characters, or
+at any line end outside a fence past ``hard`` — so a frame's work is bounded
+by the size of one chunk, whatever the answer's length.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+SOFT_CHARS = 1200
+HARD_CHARS = 2000
+_FENCES = ("```", "~~~")
+_CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def clean(text: str) -> str:
+    """Drop terminal escapes and control characters (tool output may carry
+    them); tabs become spaces."""
+    return _CONTROL.sub("", text.replace("\r\n", "\n").replace("\t", "    "))
+
+
+@dataclass
+class Chunker:
+    markdown: bool = True
+    soft: int = SOFT_CHARS
+    hard: int = HARD_CHARS
+    size: int = 0  # characters in the current chunk
+    in_fence: bool = False
+    partial: str = ""  # the current chunk's unfinished last line
+    fresh: bool = False  # the last text ended with a cut: the next one opens a chunk
+
+    def split(self, text: str) -> list[str]:
+        """``text`` as pieces: the first continues the current chunk (it may
+        be empty), each further one starts a new chunk."""
+        pieces: list[str] = [""] if self.fresh and text else []
+        self.fresh = False
+        start = offset = 0
+        for piece in text.splitlines(keepends=True):
+            offset += len(piece)
+            self.size += len(piece)
+            if not piece.endswith(("\n", "\r")):
+                self.partial += piece
+                continue
+            line, self.partial = self.partial + piece, ""
+            if self.markdown and line.lstrip().startswith(_FENCES):
+                self.in_fence = not self.in_fence
+            if self.in_fence:
+                continue
+            if (self.size > self.soft and not line.strip()) or self.size > self.hard:
+                pieces.append(text[start:offset])
+                start, self.size = offset, 0
+        if start < len(text) or not pieces:
+            pieces.append(text[start:])
+        else:
+            self.fresh = True
+        return pieces
