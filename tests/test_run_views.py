@@ -126,7 +126,7 @@ def test_hints_fit_the_width_and_name_the_keys_of_the_state():
             assert len(line) <= width - 2
     assert hints_for("running", 200).startswith("[Esc] cancel run · [Enter] details")
     assert "[s] summary" in hints_for("finished", 200) and "[s]" not in hints_for("running", 200)
-    assert "[[/]] worker" in hints_for("running", 120, focus=True)
+    assert "[ and ] worker" in hints_for("running", 120, focus=True)
 
 
 # -- the cheap wrap ---------------------------------------------------------------------------

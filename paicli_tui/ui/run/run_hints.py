@@ -17,7 +17,7 @@ def hints_for(state: str, width: int, *, focus: bool = False) -> str:
     if state == "cancelling":
         return "Cancelling… running tasks are being interrupted"
     keys = list(_FINISHED if state == "finished" else _RUNNING)
-    keys.insert(2, "[[/]] worker" if focus else "[Tab] pane")
+    keys.insert(2, "[ and ] worker" if focus else "[Tab] pane")
     shown: list[str] = []
     room = max(10, width - 2)
     for key in keys:

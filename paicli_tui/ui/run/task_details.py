@@ -59,7 +59,7 @@ class TaskDetailsScreen(ModalScreen[None]):
     }
     TaskDetailsScreen .section { color: $text-muted; text-style: bold; margin-top: 1; }
     TaskDetailsScreen Markdown { margin: 0; padding: 0; background: transparent; }
-    TaskDetailsScreen #details-hint { color: $text-muted; dock: bottom; height: 1; }
+    TaskDetailsScreen > #details { border-subtitle-color: $text-muted; }
     """
     BINDINGS = [
         Binding("escape", "close", "Close", id="details.close"),
@@ -80,9 +80,9 @@ class TaskDetailsScreen(ModalScreen[None]):
             yield Static(id="details-attempts")
             yield Static("Result", classes="section", id="details-result-title")
             yield Markdown(id="details-result")
-        yield Static(Content("[Esc/q/Enter] close · ↑↓ scroll"), id="details-hint")
 
     def on_mount(self) -> None:
+        self.query_one("#details").border_subtitle = Content("[Esc/q/Enter] close · ↑↓ scroll")
         self.refresh_details()
         self.query_one("#details").focus()
 

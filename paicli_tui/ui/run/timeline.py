@@ -24,13 +24,13 @@ class RunTimeline(Static):
     RunTimeline {
         height: auto;
         padding: 0 1;
-        & > .timeline--running { color: $accent; }
+        & > .timeline--running { color: $primary; }
         & > .timeline--completed { color: $success; }
         & > .timeline--rejected { color: $warning; }
         & > .timeline--failed { color: $error; }
         & > .timeline--blocked { color: $warning; }
         & > .timeline--cancelled { color: $text-muted; }
-        & > .timeline--critical { color: $primary; text-style: bold; }
+        & > .timeline--critical { color: $foreground; text-style: bold; }
         & > .timeline--review { color: $secondary; }
         & > .timeline--axis { color: $text-muted; }
         & > .timeline--lane { color: $text; text-style: bold; }
@@ -122,11 +122,11 @@ class RunTimeline(Static):
         text = Text()
         for outcome, word in LEGEND:
             text.append("█", self._style(outcome))
-            text.append(f" {word}  ", self._style("axis"))
+            text.append(f" {word} ", self._style("axis"))
         text.append("▒◆", self._style("review"))
-        text.append(" review  ", self._style("axis"))
+        text.append(" review ", self._style("axis"))
         text.append("↻", self._style("rejected"))
-        text.append(" retry  ", self._style("axis"))
+        text.append(" retry ", self._style("axis"))
         text.append("━", self._style("critical"))
-        text.append(" critical path", self._style("axis"))
+        text.append(" critical", self._style("axis"))
         return text

@@ -51,7 +51,6 @@ class WorkerPane(VerticalScroll, can_focus=True):
         self.set_title(f"{worker} · idle")
 
     def on_mount(self) -> None:
-        self.anchor()
         self.set_interval(RENDER_EVERY, self._render_deferred, name="pane-deferred")
 
     async def _render_deferred(self) -> None:
@@ -82,8 +81,24 @@ class WorkerPane(VerticalScroll, can_focus=True):
 
     @property
     def following(self) -> bool:
-        """True while the pane follows its tail."""
-        return self.is_anchored and not self._anchor_released
+        """True while the pane follows its tail (or all of it is in view)."""
+        if not self.is_anchored:
+            return self.max_scroll_y <= 0
+        return not self._anchor_released
+
+    def _sync_anchor(self) -> None:
+        """Anchor to the end once the entries overflow the pane; while they
+        fit, stay unanchored (an anchored pane that is not full would push
+        its few lines to the bottom)."""
+        if self.max_scroll_y > 0:
+            if not self.is_anchored:
+                self.anchor()
+        elif self.is_anchored:
+            self.anchor(False)
+            self.scroll_to(y=0, animate=False, immediate=True, release_anchor=False)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._sync_anchor)
 
     async def write(self, frame_ops: Iterable[ops.PaneOp]) -> None:
         """Show one frame's ops: at most one mount and one append per block."""
@@ -126,6 +141,7 @@ class WorkerPane(VerticalScroll, can_focus=True):
             if block is not None:
                 await block.append("".join(parts))
         await self._prune()
+        self.call_after_refresh(self._sync_anchor)
 
     # -- inside -------------------------------------------------------------------
 
