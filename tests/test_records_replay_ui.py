@@ -120,4 +120,10 @@ async def test_the_app_opens_the_replayed_runs_screen_from_its_run_started_event
         screen = screens[0]
         assert screen.kind == "team" and screen.goal == "A then B, and C"
         assert _state(screen.model) == _state(live_model)
+        # played instantly, yet every time shown is the recorded one, under a REPLAY badge
+        assert screen.model.replay and screen.query_one("#run-badge").display
+        for task_id, task in screen.model.tasks.items():
+            live = live_model.tasks[task_id]
+            assert abs(task.elapsed(screen.model.now()) - live.elapsed(live_model.now())) < 1e-3
+        assert abs(screen.model.elapsed() - live_model.elapsed()) < 1e-3 and live_model.elapsed() > 0
         player.join(timeout=5)

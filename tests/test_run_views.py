@@ -11,7 +11,7 @@ from paicli_tui.ui.run.plain_log import WrappedText, wrap
 from paicli_tui.ui.run.run_hints import hints_for
 from paicli_tui.ui.run.run_layout import MIN_PANE_WIDTH, plan_layout, tree_width
 from paicli_tui.ui.run.task_views import AttemptView, TaskView
-from paicli_tui.ui.run.text_chunks import Chunker
+from paicli_tui.ui.run.text_chunks import Chunker, plain_line
 from paicli_tui.ui.run.timeline_model import build_timeline, critical_path
 
 
@@ -62,6 +62,12 @@ def test_a_long_paragraph_is_cut_at_a_line_end_and_a_cut_at_the_end_opens_the_ne
     chunker = Chunker(soft=5, hard=100)
     assert chunker.split("one two\n\n") == ["one two\n\n"]
     assert chunker.split("three") == ["", "three"]  # a new chunk, not the end of the last one
+
+
+def test_a_preview_line_drops_markdown_marks_but_keeps_code_whole():
+    assert plain_line("- `**/*.py` matches **one** file") == "**/*.py matches one file"
+    assert plain_line("_(offline demo model; evidence from `list_dir`)_") == "offline demo model; evidence from list_dir"
+    assert plain_line("## Layout") == "Layout" and plain_line("step_1 and step_2") == "step_1 and step_2"
 
 
 # -- timeline ----------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from paicli_tui import events as ev
 from paicli_tui.ui.bridge.event_lines import argument_subject
 from paicli_tui.ui.common.figures import format_elapsed
+from paicli_tui.ui.run.text_chunks import plain_line
 from paicli_tui.ui.run.pane_ops import (
     NoticeOp,
     PaneOp,
@@ -88,7 +89,7 @@ class PaneFeed:
 
     def last_line(self, worker: str) -> str:
         """The last non-blank line ``worker`` streamed (content or reasoning)."""
-        lines = [line.strip() for line in self._recent.get(worker, "").splitlines() if line.strip()]
+        lines = [plain_line(line) for line in self._recent.get(worker, "").splitlines() if line.strip()]
         return lines[-1] if lines else ""
 
     def close(self, worker: str) -> None:

@@ -5,8 +5,6 @@ with narrow glyphs, not from the engine's text summary and its emoji."""
 
 from __future__ import annotations
 
-import re
-
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
@@ -17,6 +15,7 @@ from textual.widgets.option_list import Option
 from paicli_tui.ui.common.figures import format_clock, format_elapsed, format_tokens
 from paicli_tui.ui.run.run_model import RunModel
 from paicli_tui.ui.run.run_tree import OUTCOME_GLYPHS
+from paicli_tui.ui.run.text_chunks import plain_line
 
 OUTCOME_COLOURS = {
     "completed": "$success",
@@ -30,14 +29,11 @@ OUTCOME_COLOURS = {
 PREVIEW_CHARS = 160
 
 
-_MARKUP = re.compile(r"^\s*(?:[-*+]|\d+[.)]|#+|>)\s+|`+|\*\*")
-
-
 def first_line(text: str) -> str:
     """The first line of a result, without its Markdown marks (the details
     show it rendered)."""
     line = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    line = _MARKUP.sub("", line).strip()
+    line = plain_line(line)
     return line if len(line) <= PREVIEW_CHARS else line[: PREVIEW_CHARS - 1] + "…"
 
 

@@ -21,6 +21,25 @@ _FENCES = ("```", "~~~")
 _CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")
 
 
+_LEAD = re.compile(r"^(?:[-*+]|\d+[.)]|#+|>)\s+|^_\((.*)\)_$")
+_CODE = re.compile(r"`([^`]+)`")
+_STRONG = re.compile(r"\*\*(\S(?:.*?\S)?)\*\*")
+
+
+def plain_line(line: str) -> str:
+    """One line without its Markdown marks, for a one-line preview (the
+    pane and the details show it rendered): ``**/*.py`` in code stays whole."""
+    line = _LEAD.sub(lambda m: m.group(1) or "", line.strip())
+    codes: list[str] = []
+
+    def keep(match: re.Match) -> str:
+        codes.append(match.group(1))
+        return f"\x00{len(codes) - 1}\x00"
+
+    line = _STRONG.sub(r"\1", _CODE.sub(keep, line))
+    return re.sub("\x00(\\d+)\x00", lambda m: codes[int(m.group(1))], line).strip()
+
+
 def clean(text: str) -> str:
     """Drop terminal escapes and control characters (tool output may carry
     them); tabs become spaces."""
