@@ -9,9 +9,12 @@ the same events too), headless under ``run_test``.
 Measured:
 - deltas/s absorbed: all deltas / (last delta in its pane − first emission);
 - emission → pane latency, p50 and p99: each delta's emission time against
-  the moment the pane holds it rendered: the pane's one write of that frame
-  has returned, so its Markdown widget has parsed the text and updated its
-  blocks;
+  the moment the pane's one write of that frame has returned. The panes
+  render Markdown: a frame's text is parsed into Markdown blocks before the
+  write returns, except in a burst (more than ``MARKDOWN_BUDGET`` characters
+  for one pane in one frame, which this bench is), whose text is shown as
+  plain text at once and rendered as Markdown when the pane is idle — the
+  bench checks that it is, after the last delta;
 - producer cost per delta: the producer threads' CPU time / deltas (what a
   worker pays to report a token; it never waits for the UI).
 
@@ -144,7 +147,13 @@ async def run(workers: int, deltas: int) -> dict:
                 for name in names:
                     pane = screen.pane(name)
                     assert pane.text.rstrip().endswith("tok:"), pane.text[-80:]
-                    assert pane.query("MarkdownParagraph"), f"{name} rendered no Markdown"
+                # A burst is shown as plain text at once and rendered as
+                # Markdown once the pane is idle: it must be, soon after.
+                deadline = time.monotonic() + 10
+                while not all(screen.pane(name).query("MarkdownParagraph") for name in names):
+                    if time.monotonic() > deadline:
+                        raise SystemExit("the panes never rendered their text as Markdown")
+                    await asyncio.sleep(0.05)
         finally:
             session.close()
     lat = sorted(probe.latencies)

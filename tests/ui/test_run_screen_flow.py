@@ -123,8 +123,9 @@ async def test_escape_cancels_a_running_plan_after_confirmation(tmp_path):
             assert run.model.status == "CANCELLED"
             assert future.result(timeout=10).status == "CANCELLED"
             assert "Run CANCELLED" in str(run.query_one("#run-summary").border_title)
+            # each task as it really ended: nothing "failed", and something was cut short
             outcomes = {t.outcome for t in run.model.tasks.values()}
-            assert "cancelled" in outcomes and outcomes <= {"completed", "cancelled", "skipped"}
+            assert outcomes <= {"completed", "cancelled", "skipped"} and outcomes != {"completed"}
             assert all("model call failed" not in p.text for p in run.panes)
     finally:
         session.close()

@@ -46,11 +46,12 @@ class AnswerBlock(Vertical):
     """An answer streamed as Markdown, in chunks (see text_chunks.py) so a
     frame re-reads one chunk, not the whole answer.
 
-    Markdown costs a parse and a wrap per character (about 7 µs here), so a
-    frame that brings more than ``MARKDOWN_BUDGET`` characters renders only
-    its last ones as Markdown at once; what comes before them — scrolled out
-    of view on arrival — is held in a ``PlainLog`` and rendered while the
-    pane is idle (``render_deferred``)."""
+    Markdown costs a parse, a wrap and new widgets per block (a few ms per
+    kilobyte here), so a burst — a frame that brings more than
+    ``MARKDOWN_BUDGET`` characters — goes into a ``PlainLog`` instead, and
+    so does what follows until the pane is idle; then ``render_deferred``
+    renders it as Markdown, newest first. A model streaming at any human
+    pace never bursts: its answer is Markdown as it arrives."""
 
     DEFAULT_CSS = "AnswerBlock { height: auto; }"
 
@@ -71,25 +72,26 @@ class AnswerBlock(Vertical):
             await self._append(text)
 
     async def _append(self, text: str) -> None:
+        last = self._chunks[-1][0] if self._chunks else None
+        if isinstance(last, PlainLog) or len(text) > MARKDOWN_BUDGET:
+            if isinstance(last, PlainLog):
+                await self._grow(len(self._chunks) - 1, text)
+            else:
+                self._chunks.append((PlainLog(text, classes="chunk -deferred"), text))
+                await self.mount(self._chunks[-1][0])
+            return
         pieces = self.chunker.split(text)
         first, *rest = pieces
         if not self._chunks:
             first, rest = "", pieces
         if first:
             await self._grow(len(self._chunks) - 1, first)
-        if not rest:
-            return
-        now = _tail_pieces(rest, MARKDOWN_BUDGET)
-        later, rest = rest[: len(rest) - now], rest[len(rest) - now :]
-        new: list[tuple[Widget, str]] = []
-        if later:
-            held = "".join(later)
-            new.append((PlainLog(held, classes="chunk -deferred"), held))
-        new.extend((Markdown(classes="chunk"), "") for _ in rest)
-        self._chunks.extend(new)
-        await self.mount_all(widget for widget, _ in new)
-        for offset, piece in enumerate(rest):
-            await self._grow(len(self._chunks) - len(rest) + offset, piece)
+        if rest:
+            new = [Markdown(classes="chunk") for _ in rest]
+            self._chunks.extend((widget, "") for widget in new)
+            await self.mount_all(new)
+            for offset, piece in enumerate(rest):
+                await self._grow(len(self._chunks) - len(rest) + offset, piece)
         excess = len(self._chunks) - MAX_CHUNKS
         if excess > 0:
             gone = [widget for widget, _ in self._chunks[:excess]]
@@ -118,22 +120,26 @@ class AnswerBlock(Vertical):
             if index is None or not self.is_attached:
                 return 0
             log, text = self._chunks[index]
-            pieces = Chunker(markdown=True).split(text)
-            pieces = [piece for piece in pieces if piece]
+            chunker = Chunker(markdown=True)
+            pieces = [piece for piece in chunker.split(text) if piece]
             count = _tail_pieces(pieces, budget)
             head, tail = "".join(pieces[: len(pieces) - count]), pieces[len(pieces) - count :]
             rendered = [Markdown(classes="chunk") for _ in tail]
             await self.mount_all(rendered, after=log)
             if not all(widget.is_mounted for widget in rendered):  # the pane is going away
                 return 0
+            if index == len(self._chunks) - 1:
+                self.chunker = chunker  # the stream goes on from the end of what was held
+            replaced = [(widget, "") for widget in rendered]
             if head:
                 log.replace(head)
                 self._chunks[index] = (log, head)
-                self._chunks[index + 1 : index + 1] = [(widget, "") for widget in rendered]
+                self._chunks[index + 1 : index + 1] = replaced
+                first = index + 1
             else:
-                self._chunks[index : index + 1] = [(widget, "") for widget in rendered]
+                self._chunks[index : index + 1] = replaced
                 await log.remove()
-            first = self._chunks.index((rendered[0], ""))
+                first = index
             for offset, piece in enumerate(tail):
                 await self._grow(first + offset, piece)
             return sum(len(piece) for piece in tail)
@@ -319,3 +325,19 @@ class VerdictCard(Vertical):
     def plain(self) -> str:
         parts = [str(self.border_title), self.op.summary, self.op.feedback, *self.op.notes]
         return "\n".join(p for p in parts if p)
+
+
+def warm_up_entries() -> list[Widget]:
+    """One entry of every kind, with the Markdown blocks an answer usually
+    has: mounted once, hidden, so their CSS is read before a run streams."""
+    return [
+        Markdown("warm *up*\n\n## b\n\n- `c`\n\n```\nd\n```"),
+        AnswerBlock(),
+        ThoughtBlock(),
+        StructuredBlock("report"),
+        StepHeading(ops.StepOp("t", 1, "")),
+        Notice(ops.NoticeOp("review", "")),
+        ToolEntry(ops.ToolOp("c", "t", "", "{}")),
+        ReportCard(ops.ReportOp("t", 1, "completed", "r", "")),
+        VerdictCard(ops.VerdictOp("r", "t", 1, False, "s", "- i", ("n",))),
+    ]

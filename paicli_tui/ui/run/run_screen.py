@@ -37,6 +37,7 @@ from paicli_tui.ui.run.run_summary import RunSummary
 from paicli_tui.ui.run.run_tree import RunTaskTree
 from paicli_tui.ui.run.task_details import TaskDetailsScreen
 from paicli_tui.ui.run.timeline import RunTimeline
+from paicli_tui.ui.run.pane_entries import MARKDOWN_BUDGET, AnswerBlock, warm_up_entries
 from paicli_tui.ui.run.worker_pane import MAX_ENTRIES, WorkerPane
 from paicli_tui.ui.run.worker_strip import WorkerStrip
 
@@ -100,6 +101,7 @@ class RunScreen(Screen):
         self._details: TaskDetailsScreen | None = None
         self._early: list[Any] = []  # events that arrived before the screen was ready
         self._ready = False
+        self._figures = ""
 
     # -- layout --------------------------------------------------------------------------
 
@@ -139,8 +141,31 @@ class RunScreen(Screen):
         if self._tick:
             self.set_interval(TICK_SECONDS, self._tick_live, name="run-elapsed")
         self._ready = True
+        self.call_after_refresh(self._warm_up)
         if self._early:
             self.call_later(self.paint, [])
+
+    async def _warm_up(self) -> None:
+        """Textual reads a widget class's CSS when its first instance mounts,
+        and styles the whole screen again: tens to hundreds of milliseconds
+        for Markdown and each kind of pane entry. Pay it while the screen
+        opens, not in the first frame a worker streams."""
+        if self.going_away:
+            return
+        pane = WorkerPane("warm-up", id="pane-warm-up")
+        pane.display = False
+        try:
+            await self.query_one("#run-panes").mount(pane)
+            entries = warm_up_entries()
+            await pane.mount_all(entries)
+            for entry in entries:
+                if isinstance(entry, AnswerBlock):  # both ways an answer grows: Markdown, and a burst
+                    await entry.append("warm *up*")
+                    await entry.append("x" * (MARKDOWN_BUDGET + 1))
+            await pane.remove()
+        except (MountError, NoMatches):
+            if not self.going_away:
+                raise
 
     def on_resize(self) -> None:
         self.apply_layout()
@@ -203,7 +228,7 @@ class RunScreen(Screen):
 
     @property
     def panes(self) -> list[WorkerPane]:
-        return list(self.query(WorkerPane))
+        return [pane for pane in self.query(WorkerPane) if pane.worker in self.model.workers]
 
     # -- painting (once per frame, from the app) ---------------------------------------------
 
@@ -217,7 +242,11 @@ class RunScreen(Screen):
         if self.model.finished or self.going_away:
             return
         try:
-            await self._paint(items)
+            # One layout and one render for the whole frame: the pane writes
+            # await mounts, and each await would otherwise let the screen
+            # lay out and repaint everything in between.
+            with self.app.batch_update():
+                await self._paint(items)
         except (MountError, NoMatches):
             if not self.going_away:
                 raise
@@ -249,7 +278,9 @@ class RunScreen(Screen):
             relayout = relayout or self._selected() not in self.layout_now.shown
         if relayout:
             self.apply_layout()
-        self.query_one(WorkerStrip).refresh_rows()
+        strip = self.query_one(WorkerStrip)
+        if strip.display:
+            strip.refresh_rows()
         if self.timeline_on and update.timeline_changed:
             self.query_one(RunTimeline).refresh_chart()
         if self._details is not None and self._details.task_id in update.tasks:
@@ -267,7 +298,9 @@ class RunScreen(Screen):
         if self.model.finished:
             return
         self.task_tree.refresh_running()
-        self.query_one(WorkerStrip).refresh_rows()
+        strip = self.query_one(WorkerStrip)
+        if strip.display:
+            strip.refresh_rows()
         self._refresh_heading()
         if self.timeline_on:
             self.query_one(RunTimeline).refresh_chart()
@@ -295,8 +328,10 @@ class RunScreen(Screen):
             panel.tasks_list.focus()
 
     def _refresh_heading(self) -> None:
-        compact = self.size.width < 100
-        self.query_one("#run-figures", Static).update(Content(heading_figures(self.model, self.price, compact=compact)))
+        figures = heading_figures(self.model, self.price, compact=self.size.width < 100)
+        if figures != self._figures:  # an update of an auto-width label lays the screen out again
+            self._figures = figures
+            self.query_one("#run-figures", Static).update(Content(figures))
 
     def _update_hints(self) -> None:
         state = "finished" if self.model.finished else "cancelling" if self.cancelling else "running"

@@ -100,6 +100,10 @@ class WorkerPane(VerticalScroll, can_focus=True):
     def on_resize(self) -> None:
         self.call_after_refresh(self._sync_anchor)
 
+    def watch_virtual_size(self) -> None:
+        # The entries' height changed in a layout pass: decide once it is over.
+        self.call_later(self._sync_anchor)
+
     async def write(self, frame_ops: Iterable[ops.PaneOp]) -> None:
         """Show one frame's ops: at most one mount and one append per block."""
         self._last_write = time.monotonic()
@@ -141,7 +145,6 @@ class WorkerPane(VerticalScroll, can_focus=True):
             if block is not None:
                 await block.append("".join(parts))
         await self._prune()
-        self.call_after_refresh(self._sync_anchor)
 
     # -- inside -------------------------------------------------------------------
 
