@@ -21,7 +21,11 @@ Measured:
 Targets: >= 50,000 deltas/s, p99 <= 100 ms, producer <= 20 µs per delta.
 The last line printed is one JSON object with the four figures.
 
-    python bench/ui_stream.py [--workers 4] [--deltas 20000]
+    python bench/ui_stream.py [--workers 4] [--deltas 20000] [--rate 0]
+
+``--rate`` paces each producer (deltas per second per worker), to see the
+steady state a fast model gives instead of one burst; the targets are for
+the default, as fast as possible.
 
 The main screen's transcript gets every event too, as in the product; it
 streams only the ReAct agent, so the workers' text costs it nothing.
@@ -92,19 +96,24 @@ def install_probe(probe: Probe) -> None:
     WorkerPane.write = write  # type: ignore[method-assign]
 
 
-def producer(bus: ev.EventBus, worker: str, deltas: int, probe: Probe, cpu: list[float]) -> None:
+def producer(bus: ev.EventBus, worker: str, deltas: int, probe: Probe, cpu: list[float], rate: float = 0) -> None:
     emitted = probe.emitted[worker]
     clock = time.perf_counter
     publish = bus.publish
     Delta = ev.ModelDelta
     started = time.thread_time()
+    begin = clock()
     for i in range(deltas):
+        if rate and i % 20 == 0:  # paced like a model: sleep to the schedule every 20 deltas
+            wait = begin + i / rate - clock()
+            if wait > 0:
+                time.sleep(wait)
         emitted[i] = clock()
         publish(Delta(worker, "call-1", "content", LINE_END if i % 16 == 15 else WORD))
     cpu.append(time.thread_time() - started)
 
 
-async def run(workers: int, deltas: int) -> dict:
+async def run(workers: int, deltas: int, rate: float = 0) -> dict:
     names = [f"worker-{i}" for i in range(1, workers + 1)]
     probe = Probe(names, deltas)
     install_probe(probe)
@@ -127,7 +136,7 @@ async def run(workers: int, deltas: int) -> dict:
                 await pilot.pause(0.2)
                 cpu: list[float] = []
                 threads = [
-                    threading.Thread(target=producer, args=(session.bus, name, deltas, probe, cpu))
+                    threading.Thread(target=producer, args=(session.bus, name, deltas, probe, cpu, rate))
                     for name in names
                 ]
                 first = time.perf_counter()
@@ -173,8 +182,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--deltas", type=int, default=20_000, help="deltas per worker")
+    parser.add_argument("--rate", type=float, default=0, help="deltas per second per worker (0: as fast as possible)")
     args = parser.parse_args()
-    result = asyncio.run(run(args.workers, args.deltas))
+    result = asyncio.run(run(args.workers, args.deltas, args.rate))
     print(f"{result['deltas']:,} deltas from {args.workers} workers in {result['seconds']:.3f} s "
           f"({result['frames_with_writes']:,} pane writes)")
     print(f"absorbed:  {result['deltas_per_s']:>10,.0f} deltas/s   (target >= 50,000)")

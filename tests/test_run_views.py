@@ -59,9 +59,12 @@ def test_a_stream_is_cut_at_paragraph_breaks_outside_code_fences():
 def test_a_long_paragraph_is_cut_at_a_line_end_and_a_cut_at_the_end_opens_the_next_chunk():
     chunker = Chunker(soft=10, hard=20)
     assert chunker.split("aaaa aaaa aaaa aaaa\n" * 3) == ["aaaa aaaa aaaa aaaa\naaaa aaaa aaaa aaaa\n", "aaaa aaaa aaaa aaaa\n"]
+    assert chunker.mid_paragraph == [True]  # the paragraph runs on into the next chunk
     chunker = Chunker(soft=5, hard=100)
     assert chunker.split("one two\n\n") == ["one two\n\n"]
+    assert chunker.mid_paragraph == []
     assert chunker.split("three") == ["", "three"]  # a new chunk, not the end of the last one
+    assert chunker.mid_paragraph == [False]  # after a blank line: a new paragraph
 
 
 def test_a_preview_line_drops_markdown_marks_but_keeps_code_whole():

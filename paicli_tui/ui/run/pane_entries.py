@@ -81,13 +81,19 @@ class AnswerBlock(Vertical):
                 await self.mount(self._chunks[-1][0])
             return
         pieces = self.chunker.split(text)
+        cut_inside = list(self.chunker.mid_paragraph)
         first, *rest = pieces
         if not self._chunks:
-            first, rest = "", pieces
+            first, rest, cut_inside = "", pieces, [False, *cut_inside]
         if first:
             await self._grow(len(self._chunks) - 1, first)
         if rest:
             new = [Markdown(classes="chunk") for _ in rest]
+            # A paragraph cut at a line end runs on into the next chunk: no gap.
+            before = [self._chunks[-1][0] if self._chunks else None, *new[:-1]]
+            for widget, inside in zip(before, cut_inside):
+                if inside and widget is not None:
+                    widget.add_class("-runs-on")
             self._chunks.extend((widget, "") for widget in new)
             await self.mount_all(new)
             for offset, piece in enumerate(rest):

@@ -13,10 +13,10 @@ by the size of one chunk, whatever the answer's length.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-SOFT_CHARS = 1200
-HARD_CHARS = 2000
+SOFT_CHARS = 600
+HARD_CHARS = 800
 _FENCES = ("```", "~~~")
 _CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -55,11 +55,16 @@ class Chunker:
     in_fence: bool = False
     partial: str = ""  # the current chunk's unfinished last line
     fresh: bool = False  # the last text ended with a cut: the next one opens a chunk
+    #: For each piece after the first of the last ``split``: was it cut inside
+    #: a paragraph (a line end, past ``hard``) rather than at a blank line?
+    mid_paragraph: list[bool] = field(default_factory=list)
+    _fresh_mid: bool = False
 
     def split(self, text: str) -> list[str]:
         """``text`` as pieces: the first continues the current chunk (it may
         be empty), each further one starts a new chunk."""
         pieces: list[str] = [""] if self.fresh and text else []
+        self.mid_paragraph = [self._fresh_mid] if pieces else []
         self.fresh = False
         start = offset = 0
         for piece in text.splitlines(keepends=True):
@@ -73,11 +78,14 @@ class Chunker:
                 self.in_fence = not self.in_fence
             if self.in_fence:
                 continue
-            if (self.size > self.soft and not line.strip()) or self.size > self.hard:
+            blank = not line.strip()
+            if (self.size > self.soft and blank) or self.size > self.hard:
                 pieces.append(text[start:offset])
                 start, self.size = offset, 0
+                self.mid_paragraph.append(not blank)
         if start < len(text) or not pieces:
             pieces.append(text[start:])
         else:
-            self.fresh = True
+            self.fresh, self._fresh_mid = True, self.mid_paragraph.pop()
+        del self.mid_paragraph[len(pieces) - 1 :]
         return pieces
