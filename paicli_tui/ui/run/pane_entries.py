@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+from functools import lru_cache
 
+from markdown_it import MarkdownIt
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
@@ -29,6 +31,18 @@ TOOL_DETAIL_CHARS = 4000
 MAX_CHUNKS = 100
 #: Characters of one frame's text rendered as Markdown at once (see AnswerBlock).
 MARKDOWN_BUDGET = 1500
+
+
+@lru_cache(maxsize=1)
+def shared_parser() -> MarkdownIt:
+    """One Markdown parser for every pane chunk: Textual builds a new one
+    per append unless given a factory, and building one compiles its rules
+    (a parse holds no state, so one serves all)."""
+    return MarkdownIt("gfm-like")
+
+
+def markdown_chunk() -> Markdown:
+    return Markdown(classes="chunk", parser_factory=shared_parser)
 
 
 def _tail_pieces(pieces: list[str], budget: int) -> int:
@@ -88,7 +102,7 @@ class AnswerBlock(Vertical):
         if first:
             await self._grow(len(self._chunks) - 1, first)
         if rest:
-            new = [Markdown(classes="chunk") for _ in rest]
+            new = [markdown_chunk() for _ in rest]
             # A paragraph cut at a line end runs on into the next chunk: no gap.
             before = [self._chunks[-1][0] if self._chunks else None, *new[:-1]]
             for widget, inside in zip(before, cut_inside):
@@ -130,7 +144,7 @@ class AnswerBlock(Vertical):
             pieces = [piece for piece in chunker.split(text) if piece]
             count = _tail_pieces(pieces, budget)
             head, tail = "".join(pieces[: len(pieces) - count]), pieces[len(pieces) - count :]
-            rendered = [Markdown(classes="chunk") for _ in tail]
+            rendered = [markdown_chunk() for _ in tail]
             await self.mount_all(rendered, after=log)
             if not all(widget.is_mounted for widget in rendered):  # the pane is going away
                 return 0

@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-SOFT_CHARS = 600
-HARD_CHARS = 800
+SOFT_CHARS = 1100
+HARD_CHARS = 1500
 _FENCES = ("```", "~~~")
 _CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")
 
