@@ -70,7 +70,7 @@ class Ledger:
                 "v": SCHEMA_VERSION,
                 "session": self.bus.session_id,
                 "seq": self._seq,
-                "ts": round(time.time(), 6),
+                "ts": round(event.ts if event.ts is not None else time.time(), 6),
                 "mode": self.bus.mode,
                 "actor": event.actor,
                 "event": event.name,

@@ -69,7 +69,7 @@ def payload_specs() -> dict[str, dict[str, tuple[Check, str, Any]]]:
         hints = typing.get_type_hints(cls)
         fields = {}
         for f in dataclasses.fields(cls):
-            if f.name == "actor":
+            if f.name in ("actor", "ts"):  # the line's own fields, not the payload's
                 continue
             check, wanted = _checker(hints[f.name])
             if f.name == "plan":  # readers walk into it: check what they touch

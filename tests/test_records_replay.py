@@ -27,6 +27,8 @@ SAMPLES = {"str": "x", "int": 3, "float": 1.5, "bool": True, "dict": {"a": [1, 2
 def _sample(cls):
     values = {}
     for f in dataclasses.fields(cls):
+        if f.name == "ts":
+            continue
         kind = str(f.type).split(" |")[0]
         if kind.startswith("tuple[dict"):
             values[f.name] = ({"id": "c1", "name": "read_file", "arguments": "{}"},)
@@ -55,7 +57,7 @@ def test_the_vocabulary_is_documented():
         assert f"| `{name}` |" in text, f"docs/ledger.md does not document {name}"
         row = next(line for line in text.splitlines() if line.startswith(f"| `{name}` |"))
         for field in dataclasses.fields(cls):
-            if field.name != "actor":
+            if field.name not in ("actor", "ts"):  # ts is the line's, documented in the envelope
                 assert f"`{field.name}`" in row, f"docs/ledger.md: {name} lacks {field.name}"
 
 
@@ -93,6 +95,27 @@ def test_responses_are_restreamed_as_deltas_between_request_and_response():
     # the other actor's note, recorded mid-call, is played mid-stream
     kinds = [type(i.event).__name__ for i in items]
     assert 1 < kinds.index("AgentNote") < len(kinds) - 2
+    # every event carries the time it happened at: recorded, or for a
+    # re-streamed piece the time it is played at
+    assert [i.event.ts for i in items] == [100.0 + i.at for i in items]
+
+
+def test_published_events_are_stamped_once_and_the_ledger_line_carries_that_time(tmp_path):
+    now = [10.0]
+    bus = EventBus("s1", clock=lambda: now[0])
+    ledger = Ledger(bus, tmp_path / "s1.jsonl")
+    seen: list[ev.Event] = []
+    bus.subscribe(seen.append)
+    fresh, recorded = ev.AgentNote("a", "new"), ev.AgentNote("a", "old", ts=3.5)
+    bus.publish(fresh)
+    now[0] = 11.0
+    bus.publish(recorded)
+    ledger.close()
+    assert [e.ts for e in seen] == [10.0, 3.5]
+    assert fresh == ev.AgentNote("a", "new") and "ts" not in fresh.payload()  # no part of equality or payload
+    lines = list(read_ledger(tmp_path / "s1.jsonl"))
+    assert [line.data["ts"] for line in lines] == [10.0, 3.5]
+    assert [event.ts for _, event in rebuild(lines)] == [10.0, 3.5]
 
 
 def test_a_clock_step_back_never_reorders_the_record():

@@ -15,6 +15,7 @@ from paicli_tui.session import Session
 from paicli_tui.tools.approval import AutoApprover
 from paicli_tui.ui.app import PaicliApp
 from paicli_tui.ui.bridge.event_pump import EventPump
+from paicli_tui.ui.run.pane_ops import op_text
 from paicli_tui.ui.run.run_model import RunModel, tasks_from_plan
 from paicli_tui.ui.run.run_screen import RunScreen
 from tests.support.recorder import StepResponder, team_plan
@@ -39,12 +40,12 @@ def _live_team_run(tmp_path):
         session.close()
     items = pump.drain()
     started = next(item for item in items if type(item).__name__ == "RunStarted")
-    model = RunModel(tasks_from_plan(started.plan), list(started.workers))
+    model = RunModel(tasks_from_plan(started.plan), list(started.workers), kind="team")
     output: dict[str, str] = {}
     for item in items:
         update = model.apply([item])
         for worker, segments in update.output.items():
-            output[worker] = output.get(worker, "") + "".join(text for _, text in segments)
+            output[worker] = output.get(worker, "") + "".join(op_text(op) for op in segments)
     return session.ledger.path, model, output
 
 
@@ -67,7 +68,7 @@ async def test_replayed_team_run_ends_on_the_live_run_screen_state(tmp_path):
         def recording_apply(items):
             update = apply(items)
             for worker, segments in update.output.items():
-                replay_output[worker] = replay_output.get(worker, "") + "".join(text for _, text in segments)
+                replay_output[worker] = replay_output.get(worker, "") + "".join(op_text(op) for op in segments)
             return update
 
         screen.model.apply = recording_apply
@@ -119,6 +120,12 @@ async def test_the_app_opens_the_replayed_runs_screen_from_its_run_started_event
         screen = screens[0]
         assert screen.kind == "team" and screen.goal == "A then B, and C"
         assert _state(screen.model) == _state(live_model)
+        # played instantly, yet every time shown is the recorded one, under a REPLAY badge
+        assert screen.model.replay and screen.query_one("#run-badge").display
+        for task_id, task in screen.model.tasks.items():
+            live = live_model.tasks[task_id]
+            assert abs(task.elapsed(screen.model.now()) - live.elapsed(live_model.now())) < 1e-3
+        assert abs(screen.model.elapsed() - live_model.elapsed()) < 1e-3 and live_model.elapsed() > 0
         player.join(timeout=5)
 
 

@@ -335,10 +335,9 @@ def test_parallel_steps_never_exceed_the_workers_and_never_share_one(tmp_path):
             running.pop(event.task_id, None)
     assert peak == 2
     assert {e.worker for e in team.of(TaskDispatched)} == {"worker-1", "worker-2"}
-    # steps that ran alongside another get their own reviewer instance
+    # a run with parallel rounds gives every step its own reviewer instance
     reviewers = {e.step_id: e.actor for e in team.of(ReviewStarted)}
-    assert reviewers["step_1"] == "reviewer-step_1" and reviewers["step_2"] == "reviewer-step_2"
-    assert all(name in ("reviewer", f"reviewer-{step}") for step, name in reviewers.items())
+    assert reviewers == {f"step_{i}": f"reviewer-step_{i}" for i in range(1, n + 1)}
 
 
 # -- trusted URLs flow down completed dependencies only (P-6.6) ----------------------------
@@ -412,3 +411,65 @@ def test_cancel_during_a_step_skips_it_without_review(tmp_path):
     assert [task.status for task in report.plan.tasks] == [TaskStatus.SKIPPED, TaskStatus.SKIPPED]
     assert [r.agent for r in script.requests] == ["worker-1"]
     assert [e.actor for e in team.of(HistoryCleared)] == ["worker-1"]
+
+
+def test_an_approval_that_arrived_before_the_cancel_keeps_the_step_completed(tmp_path):
+    """Esc pressed just after the reviewer answered: the approved work stays
+    completed; only what the cancel interrupted is marked cancelled."""
+    cancel = threading.Event()
+    script = StepScript(workers={"step_1": [done("the result")]}, reviewers={"step_1": [approve()]})
+    team = Team(tmp_path, script)
+
+    def press_escape_after_the_verdict_arrived(event) -> None:
+        if getattr(event, "name", "") == "model_response" and event.actor.startswith("reviewer"):
+            cancel.set()
+            # what the run's thread does within 50 ms, done at once: the step's own flag
+            assert team.orchestrator.executor.cancel_task("step_1")
+
+    team.bus.subscribe(press_escape_after_the_verdict_arrived)
+    report = team.orchestrator.run("goal", plan_of(("first", []), ("after", ["step_1"])), cancel)
+
+    first, after = report.plan.tasks
+    assert (first.status, first.result) == (TaskStatus.COMPLETED, "the result")
+    assert (after.status, after.error) == (TaskStatus.SKIPPED, "cancelled")
+    assert report.status is PlanStatus.CANCELLED
+
+
+def test_a_report_that_arrived_before_the_cancel_is_not_reviewed_and_the_step_is_cancelled(tmp_path):
+    cancel = threading.Event()
+    script = StepScript(workers={"step_1": [done("unreviewed")]}, reviewers={"step_1": [approve()]})
+    team = Team(tmp_path, script)
+
+    def press_escape_after_the_report_arrived(event) -> None:
+        if getattr(event, "name", "") == "model_response" and event.actor.startswith("worker"):
+            cancel.set()
+            assert team.orchestrator.executor.cancel_task("step_1")
+
+    team.bus.subscribe(press_escape_after_the_report_arrived)
+    report = team.orchestrator.run("goal", plan_of(("first", [])), cancel)
+
+    assert [e.status for e in team.of(WorkerReportParsed)] == ["completed"]  # the report was read
+    assert script.of("reviewer", "step_1") == []  # but nothing can pass it after the cancel (fail-closed)
+    assert (report.plan.tasks[0].status, report.plan.tasks[0].error) == (TaskStatus.SKIPPED, "cancelled")
+
+
+def test_every_reviewer_of_a_parallel_run_is_named_after_its_step_the_lone_last_one_too(tmp_path):
+    script = StepScript(
+        workers={f"step_{i}": [done(f"r{i}")] for i in (1, 2, 3)},
+        reviewers={f"step_{i}": [approve()] for i in (1, 2, 3)},
+    )
+    team = Team(tmp_path, script, workers=2)
+    team.run(plan_of(("one", []), ("two", []), ("summarise", ["step_1", "step_2"])))
+    assert {e.step_id: e.actor for e in team.of(ReviewStarted)} == {
+        "step_1": "reviewer-step_1", "step_2": "reviewer-step_2", "step_3": "reviewer-step_3",
+    }
+
+
+def test_a_run_whose_steps_go_one_at_a_time_uses_the_one_reviewer(tmp_path):
+    script = StepScript(
+        workers={f"step_{i}": [done(f"r{i}")] for i in (1, 2)},
+        reviewers={f"step_{i}": [approve()] for i in (1, 2)},
+    )
+    team = Team(tmp_path, script, workers=2)
+    team.run(plan_of(("one", []), ("two", ["step_1"])))  # a chain: never two steps at once
+    assert [e.actor for e in team.of(ReviewStarted)] == ["reviewer", "reviewer"]

@@ -13,6 +13,7 @@ from paicli_tui import events as ev
 from paicli_tui.llm.scripted import Reply
 from paicli_tui.plan.model import PlanStatus, TaskStatus
 from paicli_tui.ui.bridge.event_lines import describe
+from paicli_tui.ui.run.pane_ops import VerdictOp
 from paicli_tui.ui.run.run_model import RunModel, tasks_from_plan
 from tests.test_team_orchestrator import StepScript, Team, approve, plan_of
 
@@ -56,7 +57,7 @@ def test_approval_notes_are_shown_in_the_pane_and_the_transcript_line():
     model.apply([ev.TaskDispatched("step_1", "step_1", "worker-1"), ev.ReviewStarted("reviewer", "step_1", 1)])
     given = ev.ReviewVerdictGiven("reviewer", "step_1", 1, True, "good", ("README lacks a usage line",))
     update = model.apply([given])
-    text = "".join(piece for _, piece in update.output["worker-1"])
-    assert "✓ approved by reviewer\n  note: README lacks a usage line\n" in text
+    (card,) = [op for op in update.output["worker-1"] if isinstance(op, VerdictOp)]
+    assert card.approved and card.notes == ("README lacks a usage line",)  # listed on the verdict card
     assert describe(given).text.endswith("step_1 approved (notes: README lacks a usage line)")
     assert describe(ev.ReviewVerdictGiven("reviewer", "step_1", 1, True, "good")).text.endswith("step_1 approved")

@@ -10,6 +10,7 @@ replayed pane fills the way the live one did.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from dataclasses import dataclass
@@ -45,7 +46,9 @@ def deltas_of(response: ev.ModelResponse, size: int = CHUNK_CHARS) -> list[ev.Mo
 
 def timeline(lines: Iterable[LedgerLine], warnings: list[str] | None = None, *, chunk_chars: int = CHUNK_CHARS) -> list[Timed]:
     """Every event of the ledger in play order. Times are made monotonic
-    (a wall-clock step back never reorders the recorded sequence)."""
+    (a wall-clock step back never reorders the recorded sequence). Each event
+    keeps its recorded ``ts``; a re-streamed delta gets the time it is played
+    at, so the run screen shows recorded times even when played instantly."""
     keyed: list[tuple[float, int, int, int, Timed]] = []
     base: float | None = None
     previous = 0.0
@@ -64,6 +67,8 @@ def timeline(lines: Iterable[LedgerLine], warnings: list[str] | None = None, *, 
             start = min(max(start, 0.0), at)
             for k, delta in enumerate(parts):
                 when = start + (at - start) * (k + 1) / (len(parts) + 1)
+                if base is not None:  # a re-streamed piece happened when it is played
+                    delta = dataclasses.replace(delta, ts=base + when)
                 keyed.append((when, index, 0, k, Timed(when, delta, line.number)))
         keyed.append((at, index, 1, 0, Timed(at, event, line.number)))
     keyed.sort(key=lambda entry: entry[:4])

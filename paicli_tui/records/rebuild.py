@@ -33,10 +33,11 @@ def event_classes() -> dict[str, type[ev.Event]]:
 
 @lru_cache(maxsize=None)
 def _fields(cls: type[ev.Event]) -> tuple[tuple[str, bool, bool], ...]:
-    """(name, is a tuple field, is required) for each field but ``actor``."""
+    """(name, is a tuple field, is required) for each payload field (all
+    but ``actor`` and ``ts``)."""
     out = []
     for f in dataclasses.fields(cls):
-        if f.name == "actor":
+        if f.name in ("actor", "ts"):  # the line's own fields, not the payload's
             continue
         required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
         out.append((f.name, str(f.type).startswith("tuple"), required))
@@ -58,7 +59,8 @@ def event_from_line(line: LedgerLine, warnings: list[str] | None = None) -> ev.E
             continue
         value = payload[name]
         kwargs[name] = tuple(value) if is_tuple and isinstance(value, list) else value
-    return cls(actor=str(line.actor), **kwargs)
+    ts = line.data.get("ts")
+    return cls(actor=str(line.actor), **kwargs, ts=float(ts) if isinstance(ts, (int, float)) else None)
 
 
 def rebuild(lines: Iterable[LedgerLine], warnings: list[str] | None = None) -> list[tuple[LedgerLine, ev.Event]]:

@@ -28,6 +28,9 @@ class ReplayReadOnly(RuntimeError):
 
 
 class ReplaySession:
+    #: The run screen shows a REPLAY badge and the recorded times.
+    is_replay = True
+
     def __init__(self, path: Path, settings: Settings | None = None) -> None:
         self.path = path
         self.session_id = path.stem

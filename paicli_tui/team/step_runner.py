@@ -36,34 +36,15 @@ if TYPE_CHECKING:
 MAX_ATTEMPTS = 3
 
 
-class ActiveSteps:
-    """Which steps are running now, and which ran alongside another one.
-
-    A step that overlapped another step is in a parallel round and gets its
-    own ``reviewer-step_K`` (P-5.2); a step that ran alone uses ``reviewer``.
-    No two running steps can both be alone, so ``reviewer`` never serves two
-    reviews at once.
-    """
-
-    def __init__(self) -> None:
-        self._active: set[str] = set()
-        self._overlapped: set[str] = set()
-        self._lock = threading.Lock()
-
-    def enter(self, step_id: str) -> None:
-        with self._lock:
-            if self._active:
-                self._overlapped |= self._active | {step_id}
-            self._active.add(step_id)
-
-    def leave(self, step_id: str) -> None:
-        with self._lock:
-            self._active.discard(step_id)
-            self._overlapped.discard(step_id)
-
-    def reviewer_name(self, step_id: str) -> str:
-        with self._lock:
-            return f"reviewer-{step_id}" if step_id in self._overlapped else "reviewer"
+def reviews_in_parallel(plan: Plan, workers: int) -> bool:
+    """True when two steps of ``plan`` can be reviewed at once: more than one
+    worker and a round with more than one step. Then every step of the run
+    gets its own ``reviewer-step_K`` (P-5.2), the lone last step of a run
+    included, so one run never mixes the two names; a run whose steps can
+    only go one at a time uses the one ``reviewer``. Decided from the plan,
+    not from which steps happened to overlap: the last step used to get
+    ``reviewer`` only because it ran alone (issue 14)."""
+    return workers > 1 and any(len(round_) > 1 for round_ in plan.batches())
 
 
 class StepRunner:
@@ -91,18 +72,21 @@ class StepRunner:
         self.bus = bus
         self.trusted_urls = trusted_urls
         self.branch_urls = BranchUrls()
-        self.active = ActiveSteps()
+        self._parallel: tuple[Plan, bool] | None = None  # (plan, reviews_in_parallel) of the plan running
 
     def __call__(self, task: Task, plan: Plan, worker_name: str, cancel: threading.Event) -> TaskOutcome:
         worker = self.workers[worker_name]
-        self.active.enter(task.id)
         worker.agent.task_label = f"{task.id}: {task.description}"
         try:
             return self._run(task, plan, worker, cancel)
         finally:
             worker.clear_history()  # the step boundary (P-5.4)
             worker.agent.task_label = ""
-            self.active.leave(task.id)
+
+    def reviewer_name(self, plan: Plan, step_id: str) -> str:
+        if self._parallel is None or self._parallel[0] is not plan:
+            self._parallel = (plan, reviews_in_parallel(plan, len(self.workers)))
+        return f"reviewer-{step_id}" if self._parallel[1] else "reviewer"
 
     def _run(self, task: Task, plan: Plan, worker: SubAgent, cancel: threading.Event) -> TaskOutcome:
         inherited = self.branch_urls.inherited(plan, task)
@@ -113,10 +97,12 @@ class StepRunner:
         message = task_message(with_turn_context(text))
         last_result = feedback = ""
         for attempt in range(1, MAX_ATTEMPTS + 1):
+            # A cancel marks only what it interrupted (issue 14): a reply, a
+            # report or an approval that arrived before it still counts.
             reply = worker.send(message, cancel=cancel, trusted_urls=branch)
-            if cancel.is_set():
-                return TaskOutcome("cancelled", last_result, "cancelled")
             if reply.type is MessageType.ERROR:
+                if cancel.is_set():
+                    return TaskOutcome("cancelled", last_result, "cancelled")
                 return TaskOutcome("failed", last_result, f"{worker.name}: {reply.content}")
             report = self._read_report(worker, task, attempt, reply, cancel)
             if isinstance(report, TaskOutcome):
@@ -125,14 +111,16 @@ class StepRunner:
             if report.status == "blocked":
                 return TaskOutcome("blocked", report.result or "", report.reason or "")
             last_result = report.result or ""
-            verdict = self._review(task, attempt, last_result, cancel)
+            if cancel.is_set():  # finished work, but no review may pass it now (fail-closed)
+                return TaskOutcome("cancelled", last_result, "cancelled")
+            verdict = self._review(plan, task, attempt, last_result, cancel)
+            if verdict.type is MessageType.APPROVAL:
+                self.branch_urls.record(task.id, flatten(inherited), branch.found_urls)
+                return TaskOutcome("completed", last_result, notes=verdict.notes)
             if cancel.is_set():
                 return TaskOutcome("cancelled", last_result, "cancelled")
             if verdict.type is MessageType.ERROR:
                 return TaskOutcome("failed", last_result, f"review failed: {verdict.content}")
-            if verdict.type is MessageType.APPROVAL:
-                self.branch_urls.record(task.id, flatten(inherited), branch.found_urls)
-                return TaskOutcome("completed", last_result, notes=verdict.notes)
             feedback = verdict.content
             if attempt < MAX_ATTEMPTS:
                 self._retry(worker, task, attempt + 1, feedback)
@@ -158,9 +146,9 @@ class StepRunner:
                 return TaskOutcome("failed", reply.content, f"invalid worker report: {error}")
             self.bus.publish(RepairRequested(worker.name, "report", repair, error, task.id, attempt))
             reply = worker.correct(repair_request(error), cancel=cancel, response_format=self.report_format)
-            if cancel.is_set():
-                return TaskOutcome("cancelled", "", "cancelled")
             if reply.type is MessageType.ERROR:
+                if cancel.is_set():
+                    return TaskOutcome("cancelled", "", "cancelled")
                 return TaskOutcome("failed", "", f"{worker.name}: {reply.content}")
         raise AssertionError("unreachable: the last attempt returns")
 
@@ -173,10 +161,10 @@ class StepRunner:
     def _report(self, worker: SubAgent, task: Task, attempt: int, status: str, result: str, reason: str) -> None:
         self.bus.publish(WorkerReportParsed(worker.name, task.id, attempt, status, result, reason))
 
-    def _review(self, task: Task, attempt: int, result: str, cancel: threading.Event) -> AgentMessage:
+    def _review(self, plan: Plan, task: Task, attempt: int, result: str, cancel: threading.Event) -> AgentMessage:
         """Ask a reviewer with a fresh history; its history is cleared again
         after the review whatever happened (P-5.6)."""
-        reviewer = self.reviewer(self.active.reviewer_name(task.id))
+        reviewer = self.reviewer(self.reviewer_name(plan, task.id))
         self.bus.publish(ReviewStarted(reviewer.name, task.id, attempt))
         try:
             verdict = reviewer.send(task_message(review_message(self.goal, task, result)), cancel=cancel)

@@ -6,8 +6,9 @@ and drain frames on demand (``frame=None``) or on the app's timer."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from textual.app import App, ComposeResult
 from textual.screen import Screen
@@ -22,12 +23,17 @@ from paicli_tui.ui.themes import DEFAULT_DARK, VARIABLE_DEFAULTS, load_themes
 
 
 class HostSession:
-    """What the screens read from ``app.session``: settings and cancel."""
+    """What the screens read from ``app.session``: settings and cancel. The
+    bus stamps events with ``clock``, so tests that give the run screen the
+    same clock get stable times."""
 
-    def __init__(self, workers: int = 2, parallelism: int = 4) -> None:
+    def __init__(
+        self, workers: int = 2, parallelism: int = 4, *, clock: Callable[[], float] = time.time, replay: bool = False
+    ) -> None:
         self.settings = Settings(provider="demo", workers=workers, parallelism=parallelism)
-        self.bus = EventBus("test-session")
+        self.bus = EventBus("test-session", clock=clock)
         self.cancelled = 0
+        self.is_replay = replay
 
     def cancel(self) -> None:
         self.cancelled += 1

@@ -126,7 +126,7 @@ def test_a_team_run_shows_two_worker_panes_with_different_steps(demo):
     demo.send(ESC)
     demo.wait_for(lambda text: "Cancel the run?" in text, STEP)
     demo.send(b"y")
-    demo.wait_for(lambda text: "Run CANCELLED" in text and "back to the conversation" in text, STEP)
+    demo.wait_for(lambda text: "Run CANCELLED" in text and "[Esc/q] back" in text, STEP)
     demo.send(ESC)
     demo.wait_for(lambda text: "run CANCELLED" in text and status_line(text).startswith("AUTO"), STEP)
     quit_with_ctrl_c_twice(demo)

@@ -1,30 +1,40 @@
 """The run screen (P-7.3, P-4.7, P-7.6) fed real events through the real
-bus and pump: panes side by side, live tree, one write per pane per frame,
-bounded panes that keep their place, cancel with confirmation, the summary."""
+bus and pump: rendered panes with cards, one write per pane per frame, the
+layout at each size, tails that stay in view, and every run-screen key."""
 
 from __future__ import annotations
 
-from rich.cells import cell_len
+from textual.widgets import Markdown
+from textual.widgets._markdown import MarkdownParagraph
 
 from paicli_tui import events as ev
-from paicli_tui.ui.run.run_screen import RunScreen, grid_shape
-from paicli_tui.ui.common.task_tree import GLYPHS
-from paicli_tui.ui.run.worker_pane import LineBuffer, WorkerPane, wrap
+from paicli_tui.ui.run.pane_entries import ReportCard, ThoughtBlock, ToolEntry, VerdictCard
+from paicli_tui.ui.run.run_screen import RunScreen
+from paicli_tui.ui.run.run_summary import RunSummary
+from paicli_tui.ui.run.run_tree import OUTCOME_GLYPHS
+from paicli_tui.ui.run.task_details import TaskDetailsScreen
+from paicli_tui.ui.run.timeline import RunTimeline
+from paicli_tui.ui.run.worker_pane import WorkerPane
+from paicli_tui.ui.run.worker_strip import WorkerStrip
 from tests.ui.run_host import HostApp, HostSession, screen_text, shown_text, survey_plan
 
 WORKERS = ["worker-1", "worker-2"]
+NOW = [100.0]
+
+
+def clock() -> float:
+    return NOW[0]
+
+
+def host(workers: int = 2, **kwargs) -> HostApp:
+    NOW[0] = 100.0
+    return HostApp(HostSession(workers, clock=clock, **kwargs))
 
 
 async def open_run(app, pilot, workers=WORKERS, **kwargs) -> RunScreen:
     screen = RunScreen(
-        survey_plan("step"),
-        "Survey the project",
-        workers,
-        kind="team",
-        on_cancel=app.session.cancel,
-        clock=lambda: 100.0,
-        tick=False,
-        **kwargs,
+        survey_plan("step"), "Survey the project", workers, kind="team", on_cancel=app.session.cancel,
+        clock=clock, tick=False, **kwargs,
     )
     await app.push_screen(screen)
     await pilot.pause()
@@ -41,40 +51,56 @@ def start(bus, step: str, worker: str) -> None:
     bus.publish(ev.TaskStatusChanged(step, step, "RUNNING"))
 
 
-async def test_two_workers_stream_side_by_side_with_titles_and_live_tree():
-    app = HostApp()
+def report(bus, worker: str, step: str, result: str) -> None:
+    raw = f'{{"status": "completed", "result": {result!r}}}'.replace("'", '"')
+    bus.publish(ev.ModelDelta(worker, "c-report", "content", raw))
+    bus.publish(ev.ModelResponse(worker, "c-report", raw, "", (), "stop", 10, 5, 0, 0.1))
+    bus.publish(ev.WorkerReportParsed(worker, step, 1, "completed", result))
+
+
+def finish(bus, status: str = "COMPLETED") -> None:
+    for step in ("step_1", "step_2", "step_3", "step_4"):
+        bus.publish(ev.TaskStatusChanged(step, step, status if status == "COMPLETED" else "SKIPPED", result="ok"))
+    bus.publish(ev.RunFinished("orchestrator", status, f"Team run {status}: 4 steps", {}))
+
+
+async def test_panes_render_markdown_thoughts_tool_lines_and_cards_with_no_raw_json():
+    app = host()
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await open_run(app, pilot)
         bus = app.bus
         start(bus, "step_1", "worker-1")
         start(bus, "step_2", "worker-2")
         bus.publish(ev.ModelDelta("worker-1", "c1", "reasoning", "look at the README"))
-        bus.publish(ev.ModelDelta("worker-2", "c2", "content", "listing files"))
-        bus.publish(ev.ModelDelta("worker-1", "c1", "content", "The README says hi"))
+        bus.publish(ev.ModelResponse("worker-1", "c1", "", "look at the README", (), "tool_calls", 9, 1, 0, 0.1))
+        bus.publish(ev.ToolCallStarted("worker-1", "t1", "read_file", '{"path": "README.md"}'))
+        bus.publish(ev.ToolCallFinished("worker-1", "t1", "read_file", True, "read 2 lines", "# Demo\nhi"))
+        bus.publish(ev.ModelDelta("worker-2", "c2", "content", "Found **two** files:\n\n- `src/main.py`\n"))
+        report(bus, "worker-1", "step_1", "- the README is **short**")
         await frame(app, pilot)
         one, two = screen.pane("worker-1"), screen.pane("worker-2")
-        assert one.lines[1:] == [("reasoning", "look at the README"), ("content", "The README says hi")]
-        assert two.lines[1:] == [("content", "listing files")]
         assert one.region.x != two.region.x and one.region.y == two.region.y  # side by side
-        shown = screen_text(app)
+        assert [type(e).__name__ for e in one.entries] == ["StepHeading", "ThoughtBlock", "ToolEntry", "StructuredBlock", "ReportCard"]
+        assert two.query(MarkdownParagraph) and two.query("MarkdownBulletList")
+        shown = await shown_text(app, pilot)
+        assert "Found two files:" in shown and "**" not in shown and "`" not in shown  # rendered, not raw
+        assert "→ read_file README.md · ✓ read 2 lines" in shown
+        assert "✓ report · completed" in shown and "the README is short" in shown
+        assert '{"status"' not in shown and "report (completed)" not in shown  # no JSON, no duplicate line
         assert "worker-1 · step_1 · attempt 1" in shown and "worker-2 · step_2 · attempt 1" in shown
-        assert screen.task_tree.label_text("step_1").startswith(f"{GLYPHS['RUNNING']} step_1 worker-1")
-        bus.publish(ev.TaskStatusChanged("step_1", "step_1", "COMPLETED", result="ok"))
-        await frame(app, pilot)
-        assert screen.task_tree.label_text("step_1").startswith(GLYPHS["COMPLETED"])
-        assert str(one.border_title) == "worker-1 · step_1 · attempt 1 · completed"
+        assert screen.task_tree.label_text("step_1").startswith(f"{OUTCOME_GLYPHS['running']} step_1 0.0s w1")
 
 
 async def test_each_pane_gets_one_write_per_frame(monkeypatch):
     writes: list[str] = []
-    original = WorkerPane.append
+    original = WorkerPane.write
 
-    def counting(self, segments):
+    async def counting(self, frame_ops):
         writes.append(self.worker)
-        original(self, segments)
+        await original(self, frame_ops)
 
-    monkeypatch.setattr(WorkerPane, "append", counting)
-    app = HostApp()
+    monkeypatch.setattr(WorkerPane, "write", counting)
+    app = host()
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await open_run(app, pilot)
         start(app.bus, "step_1", "worker-1")
@@ -87,52 +113,96 @@ async def test_each_pane_gets_one_write_per_frame(monkeypatch):
         await frame(app, pilot)
         assert sorted(writes) == ["worker-1", "worker-2"]
         assert screen.pane("worker-2").text.endswith("b499 ")
+        assert screen.pane("worker-1").text.endswith("a499 ")
 
 
-async def test_the_narrow_layout_stacks_two_panes_and_keeps_a_grid_for_four():
-    assert grid_shape(2, narrow=True) == (1, 2)
-    assert grid_shape(4, narrow=True) == (2, 2)
-    assert grid_shape(2, narrow=False) == (2, 1)
-    assert grid_shape(4, narrow=False) == (2, 2)
-    app = HostApp()
+async def test_at_80_columns_one_worker_is_shown_large_and_the_others_as_live_rows():
+    app = host()
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_run(app, pilot)
         start(app.bus, "step_1", "worker-1")
         start(app.bus, "step_2", "worker-2")
+        app.bus.publish(ev.ModelDelta("worker-2", "c2", "content", "listing the files now"))
         await frame(app, pilot)
         one, two = screen.pane("worker-1"), screen.pane("worker-2")
-        assert screen.has_class("-narrow")
-        assert one.region.x == two.region.x and one.region.y < two.region.y  # stacked
-        assert one.region.height >= 5 and two.region.height >= 5
-        shown = screen_text(app)
-        assert "worker-1 · step_1" in shown and "worker-2 · step_2" in shown
+        assert screen.layout_now.mode == "focus" and one.display and not two.display
+        assert one.region.width >= 40
+        strip = screen.query_one(WorkerStrip)
+        assert strip.names == ("worker-2",)
+        assert strip.row("worker-2").plain == "▸ worker-2 · step_2 running · 0.0s · listing the files now"
+        assert "▸ worker-2 · step_2 running · 0.0s · listing the file" in screen_text(app)
+        await pilot.press("right_square_bracket")
+        assert two.display and not one.display and strip.names == ("worker-1",)
+        assert screen.focused is two
+        await pilot.press("left_square_bracket")
+        assert one.display
+
+
+async def test_with_more_workers_than_columns_the_grid_stays_at_least_forty_wide():
+    app = host(4)
+    async with app.run_test(size=(200, 50)) as pilot:
+        screen = await open_run(app, pilot, workers=[f"worker-{i}" for i in range(1, 5)])
+        panes = screen.panes
+        assert screen.layout_now.mode == "grid" and (screen.layout_now.columns, screen.layout_now.rows) == (2, 2)
+        assert all(p.display and p.region.width >= 40 for p in panes)
+    app = host(3)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_run(app, pilot, workers=["worker-1", "worker-2", "worker-3"])
+        one, two, three = screen.panes
+        assert (screen.layout_now.columns, screen.layout_now.rows) == (2, 2)
+        assert one.region.width >= 40 and three.region.width == one.region.width + two.region.width  # spans the row
 
 
 async def test_a_pane_is_bounded_and_keeps_its_place_when_scrolled_up():
-    app = HostApp()
+    app = host()
     async with app.run_test(size=(120, 36)) as pilot:
-        screen = await open_run(app, pilot, max_lines=100)
+        screen = await open_run(app, pilot, max_entries=60)
         start(app.bus, "step_1", "worker-1")
-        app.bus.publish(ev.ModelDelta("worker-1", "c1", "content", "".join(f"line {i}\n" for i in range(300))))
+        for i in range(80):
+            app.bus.publish(ev.AgentNote("worker-1", f"note {i}"))
         await frame(app, pilot)
         pane = screen.pane("worker-1")
-        assert len(pane.lines) == 100 and pane.lines[-1] == ("content", "line 299")
-        assert pane.scroll_y == pane.max_scroll_y  # following the end
-        pane.scroll_to(y=50, animate=False, immediate=True)
-        reading = pane.rows[int(pane.scroll_y)]
-        app.bus.publish(ev.ModelDelta("worker-1", "c1", "content", "".join(f"more {i}\n" for i in range(20))))
+        assert len(pane.entries) == 60 and pane.entries[-1].plain == "note 79"
+        assert pane.following and pane.scroll_y == pane.max_scroll_y
+        pane.scroll_to(y=10, animate=False, immediate=True)
+        await pilot.pause()
+        assert not pane.following
+        reading = next(e for e in pane.entries if e.region.y >= pane.region.y + 1)
+        for i in range(5):
+            app.bus.publish(ev.AgentNote("worker-1", f"more {i}"))
         await frame(app, pilot)
-        assert len(pane.lines) == 100
-        assert pane.rows[int(pane.scroll_y)] == reading  # same text under the eye
+        assert len(pane.entries) == 60
+        assert reading in pane.entries and reading.region.y >= pane.region.y  # same entry still under the eye
         pane.scroll_end(animate=False, immediate=True)
-        app.bus.publish(ev.ModelDelta("worker-1", "c1", "content", "last\n"))
+        await pilot.pause()
+        assert pane.following
+
+
+async def test_the_tail_of_every_pane_stays_in_view_after_the_summary_appears():
+    app = host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_run(app, pilot)
+        for step, worker in (("step_1", "worker-1"), ("step_2", "worker-2")):
+            start(app.bus, step, worker)
+            app.bus.publish(ev.ModelDelta(worker, "c", "content", "".join(f"paragraph {i}\n\n" for i in range(60))))
         await frame(app, pilot)
-        assert pane.scroll_y == pane.max_scroll_y
+        finish(app.bus)
+        await frame(app, pilot)
+        await pilot.pause()
+        summary = screen.query_one(RunSummary)
+        assert summary.display and summary.region.height >= 5
+        for pane in screen.panes:
+            last = pane.entries[-1]
+            assert "completed" in last.plain
+            inside = pane.scrollable_content_region
+            assert inside.y <= last.region.y and last.region.bottom <= inside.bottom, f"{pane.worker}'s tail is hidden"
+        shown = screen_text(app)
+        assert "■ step_1 completed" in shown and "■ step_2 completed" in shown
 
 
-async def test_escape_asks_before_cancelling_and_the_summary_ends_the_run():
-    session = HostSession()
-    app = HostApp(session)
+async def test_escape_asks_before_cancelling_and_escape_leaves_the_finished_run():
+    app = host()
+    session = app.session
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await open_run(app, pilot)
         start(app.bus, "step_1", "worker-1")
@@ -145,44 +215,193 @@ async def test_escape_asks_before_cancelling_and_the_summary_ends_the_run():
         await pilot.pause()
         assert session.cancelled == 1 and screen.cancelling
         assert "Cancelling…" in screen_text(app)
-        summary = "Plan CANCELLED: 4 tasks — 4 skipped\n⏭️ step_1: Read the README — skipped: cancelled"
+        app.bus.publish(ev.ModelError("worker-1", "c1", "cancelled", "cancelled"))
         app.bus.publish(ev.TaskStatusChanged("step_1", "step_1", "SKIPPED", error="cancelled"))
+        for step in ("step_2", "step_3", "step_4"):
+            app.bus.publish(ev.TaskStatusChanged(step, step, "SKIPPED", error="cancelled"))
+        summary = "Plan CANCELLED: 4 tasks — 4 skipped\n⏭️ step_1: Read the README — skipped: cancelled"
         app.bus.publish(ev.RunFinished("orchestrator", "CANCELLED", summary, {"skipped": 4}))
         await frame(app, pilot)
         shown = screen_text(app)
-        assert "Run CANCELLED" in shown and "⏭️ step_1: Read the README — skipped: cancelled" in shown
-        assert "[Enter/Esc/q] back to the conversation" in shown
-        await pilot.press("enter")
+        assert "Run CANCELLED" in shown and "⏭" not in shown
+        assert "⊗ step_1 cancelled" in shown and "⊘ step_2 skipped" in shown
+        assert "model call failed" not in shown and "■ step_1 cancelled" in shown
+        assert "[Esc/q] back" in shown
+        await pilot.press("escape")
         await pilot.pause()
         assert app.screen is not screen
 
 
-def test_incremental_wrapping_matches_wrapping_the_whole_line():
-    text = "the quick brown fox jumps over the lazy dog; 漢字も折り返す supercalifragilisticexpialidocious " * 5
-    buffer = LineBuffer(width=17)
-    for start in range(0, len(text), 7):
-        buffer.append([("content", text[start : start + 7])])
-    assert [row for _, row in buffer.rows] == wrap(text, 17)
-    assert "".join(row for _, row in buffer.rows) == text
-    assert all(cell_len(row.rstrip(" ")) <= 17 for _, row in buffer.rows)
-    buffer.append([("content", "\n"), ("reasoning", "next\n\nafter a blank")])
-    assert [(kind, text) for kind, text in buffer.lines[1:]] == [
-        ("reasoning", "next"),
-        ("reasoning", ""),
-        ("reasoning", "after a blank"),
-    ]
-
-
-async def test_retry_and_verdict_render_in_the_step_pane_shown_on_screen():
-    app = HostApp()
+async def test_enter_on_the_tree_opens_the_task_details_and_escape_closes_them():
+    app = host()
     async with app.run_test(size=(120, 36)) as pilot:
-        await open_run(app, pilot)
+        screen = await open_run(app, pilot)
         start(app.bus, "step_2", "worker-2")
-        app.bus.publish(ev.ReviewStarted("reviewer", "step_2", 1))
-        app.bus.publish(ev.ReviewVerdictGiven("reviewer", "step_2", 1, False, "- count hidden files"))
-        app.bus.publish(ev.StepRetry("worker-2", "step_2", 2, "- count hidden files"))
+        report(app.bus, "worker-2", "step_2", "src/main.py")
+        app.bus.publish(ev.ReviewStarted("reviewer-step_2", "step_2", 1))
+        app.bus.publish(ev.ReviewVerdictGiven("reviewer-step_2", "step_2", 1, False, "- list the tests folder too"))
+        app.bus.publish(ev.StepRetry("worker-2", "step_2", 2, "- list the tests folder too"))
+        app.bus.publish(ev.TaskDispatched("step_2", "step_2", "worker-2", 2))
+        NOW[0] = 103.5
         await frame(app, pilot)
-        shown = await shown_text(app, pilot)
-        assert "✗ rejected by reviewer: - count" in shown
-        assert "↻ retry step_2 · attempt 2" in shown
-        assert "worker-2 · step_2 · attempt 2" in shown
+        screen.task_tree.focus()
+        screen.task_tree.select_task("step_2")
+        await pilot.press("enter")
+        await pilot.pause()
+        details = app.screen
+        assert isinstance(details, TaskDetailsScreen) and details.task_id == "step_2"
+        shown = screen_text(app)
+        assert "step_2 · FILE_READ · running" in shown
+        assert "needed by step_3" in shown and "depends on nothing" in shown
+        assert "attempt 1 · worker-2 · 0.0s" in shown and "✗ rejected by reviewer-step_2" in shown
+        assert "- list the tests folder too" in shown and "attempt 2 · worker-2 · 3.5s" in shown
+        app.bus.publish(ev.TaskStatusChanged("step_2", "step_2", "COMPLETED", result="**src/** and **tests/**"))
+        await frame(app, pilot)
+        assert "src/ and tests/" in screen_text(app)  # live, and the result rendered
+        await pilot.press("escape")
+        assert app.screen is screen
+
+
+async def test_d_opens_the_focused_panes_step_and_enter_on_a_summary_row_opens_that_task():
+    app = host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_run(app, pilot)
+        start(app.bus, "step_1", "worker-1")
+        await frame(app, pilot)
+        screen.pane("worker-1").focus()
+        await pilot.press("d")
+        assert isinstance(app.screen, TaskDetailsScreen) and app.screen.task_id == "step_1"
+        await pilot.press("escape")
+        finish(app.bus)
+        await frame(app, pilot)
+        summary = screen.query_one(RunSummary)
+        summary.tasks_list.focus()
+        await pilot.press("down", "down", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TaskDetailsScreen) and app.screen.task_id == "step_3"
+
+
+async def test_g_shows_the_timeline_in_the_panes_place_and_escape_brings_them_back():
+    app = host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_run(app, pilot)
+        start(app.bus, "step_1", "worker-1")
+        NOW[0] = 104.0
+        app.bus.publish(ev.TaskStatusChanged("step_1", "step_1", "COMPLETED", result="ok"))
+        await frame(app, pilot)
+        await pilot.press("g")
+        await pilot.pause()
+        timeline = screen.query_one(RunTimeline)
+        assert timeline.region.height > 0 and not screen.query_one("#run-panes").display
+        assert timeline.chart is not None and timeline.chart.critical == ("step_1",)
+        shown = screen_text(app)
+        assert "critical path: step_1" in shown and "worker-1 █" in shown.replace("worker-1  █", "worker-1 █")
+        await pilot.press("escape")  # leaves the timeline first, never cancels from it
+        assert screen.query_one("#run-panes").display and not screen.cancelling and app.screen is screen
+
+
+async def test_h_hides_the_tree_and_the_panes_take_its_width():
+    app = host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_run(app, pilot)
+        assert screen.layout_now.mode == "focus"
+        await pilot.press("h")
+        assert not screen.task_tree.display
+        assert screen.layout_now.mode == "grid" and all(p.display for p in screen.panes)
+        await pilot.press("h")
+        assert screen.task_tree.display
+
+
+async def test_s_folds_the_summary_to_its_first_line_and_back():
+    app = host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_run(app, pilot)
+        await pilot.press("s")  # nothing to fold while it runs
+        finish(app.bus)
+        await frame(app, pilot)
+        summary = screen.query_one(RunSummary)
+        tall = summary.region.height
+        await pilot.press("s")
+        await pilot.pause()
+        assert summary.collapsed and summary.region.height == 3 < tall
+        await pilot.press("s")
+        await pilot.pause()
+        assert not summary.collapsed and summary.region.height == tall
+
+
+async def test_t_folds_thinking_o_opens_tool_calls_and_r_shows_the_raw_replies():
+    app = host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_run(app, pilot)
+        start(app.bus, "step_1", "worker-1")
+        app.bus.publish(ev.ModelDelta("worker-1", "c1", "reasoning", "first I look around"))
+        app.bus.publish(ev.ModelResponse("worker-1", "c1", "", "first I look around", (), "tool_calls", 9, 1, 0, 0.1))
+        app.bus.publish(ev.ToolCallStarted("worker-1", "t1", "read_file", '{"path": "README.md"}'))
+        app.bus.publish(ev.ToolCallFinished("worker-1", "t1", "read_file", True, "read 2 lines", "# Demo\nline two"))
+        report(app.bus, "worker-1", "step_1", "short")
+        await frame(app, pilot)
+        pane = screen.pane("worker-1")
+        thought, tool, card = pane.query_one(ThoughtBlock), pane.query_one(ToolEntry), pane.query_one(ReportCard)
+        assert thought.body.display and not thought.query_one(".fold").display
+        await pilot.press("t")
+        assert not thought.body.display and thought.query_one(".fold").display
+        assert "▸ thinking · 4 words" in screen_text(app)
+        assert not tool.query_one(".details").display
+        await pilot.press("o")
+        assert tool.query_one(".details").display and "line two" in screen_text(app)
+        assert not card.query_one(".raw").display and '"status"' not in screen_text(app)
+        await pilot.press("r")
+        await pilot.pause()
+        assert card.query_one(".raw").display and '"status": "completed"' in screen_text(app)
+        await pilot.click(ToolEntry)  # one entry against the rest
+        assert not tool.query_one(".details").display
+
+
+async def test_z_zooms_a_pane_and_escape_restores_the_grid():
+    app = host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_run(app, pilot)
+        start(app.bus, "step_2", "worker-2")
+        await frame(app, pilot)
+        await pilot.press("z")
+        assert screen.maximized is screen.pane("worker-2")
+        await pilot.press("escape")
+        assert screen.maximized is None and not screen.cancelling
+
+
+async def test_verdict_cards_show_the_summary_issues_and_notes():
+    app = host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_run(app, pilot)
+        start(app.bus, "step_1", "worker-1")
+        start(app.bus, "step_2", "worker-2")
+        raw = '{"approved": false, "summary": "The sources are missing.", "issues": ["name the files"]}'
+        app.bus.publish(ev.ReviewStarted("reviewer-step_1", "step_1", 1))
+        app.bus.publish(ev.ModelResponse("reviewer-step_1", "r1", raw, "", (), "stop", 9, 1, 0, 0.1))
+        app.bus.publish(ev.ReviewVerdictGiven("reviewer-step_1", "step_1", 1, False, "- name the files"))
+        app.bus.publish(ev.ReviewStarted("reviewer-step_2", "step_2", 1))
+        app.bus.publish(ev.ReviewVerdictGiven("reviewer-step_2", "step_2", 1, True, "Fine.", ("mention the licence",)))
+        await frame(app, pilot)
+        rejected, approved = screen.pane("worker-1").query_one(VerdictCard), screen.pane("worker-2").query_one(VerdictCard)
+        assert rejected.has_class("-rejected") and approved.has_class("-approved")
+        shown = screen_text(app)
+        assert "✗ rejected · reviewer-step_1" in shown and "The sources are missing." in shown
+        assert "• name the files" in shown
+        assert "✓ approved · reviewer-step_2" in shown and "• mention the licence" in shown
+        assert rejected.query(Markdown)
+
+
+async def test_a_replay_shows_its_badge_and_the_recorded_times():
+    app = host(replay=True)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_run(app, pilot)
+        assert screen.model.replay and screen.query_one("#run-badge").display
+        assert "REPLAY" in screen_text(app)
+        NOW[0] = 10_000.0  # the wall clock is far ahead; a replay's times are the recorded ones
+        for event, ts in ((ev.TaskDispatched("step_1", "step_1", "worker-1"), 100.0),
+                          (ev.TaskStatusChanged("step_1", "step_1", "RUNNING"), 100.0),
+                          (ev.ModelDelta("worker-1", "c1", "content", "x"), 102.4)):
+            object.__setattr__(event, "ts", ts)
+            app.bus.publish(event)
+        await frame(app, pilot)
+        assert screen.task_tree.label_text("step_1").startswith("◐ step_1 2.4s w1")

@@ -16,7 +16,8 @@ from paicli_tui.ui.bridge.plan_reviewer import UIPlanReviewer
 from paicli_tui.ui.review.plan_review import PlanReviewScreen
 from paicli_tui.ui.run.run_screen import RunScreen
 from paicli_tui.ui.review.plan_diff import PlanDiffView
-from tests.ui.run_host import HostApp
+from paicli_tui.ui.run.pane_entries import StepHeading
+from tests.ui.run_host import HostApp, screen_text
 
 
 def demo_app(tmp_path, pace: float = 0.0, **settings) -> tuple[HostApp, Session]:
@@ -60,19 +61,24 @@ async def test_team_run_streams_two_panes_and_shows_the_retry_in_the_step_pane(t
             await pilot.press("enter")
             await until(pilot, lambda: isinstance(app.screen, RunScreen), "the run screen")
             run = app.screen
-            await until(pilot, lambda: run.model.finished, "the end of the run")
+            await until(pilot, lambda: run.query_one("#run-summary").display, "the end of the run")
             assert future.result(timeout=10).status == "COMPLETED"
-            steps = {p.worker: {line for kind, line in p.lines if kind == "header"} for p in run.panes}
+            steps = {p.worker: [e for e in p.entries if isinstance(e, StepHeading)] for p in run.panes}
             assert all(steps[w] for w in ("worker-1", "worker-2"))  # both panes ran steps
-            retried = [p for p in run.panes if any(kind == "retry" for kind, _ in p.lines)]
+            retried = [p for p in run.panes if any(e.plain.startswith("↻ retry") for e in p.entries)]
             assert len(retried) == 1
             text = retried[0].text
-            assert "✗ rejected by reviewer-step_2" in text and "↻ retry step_2 · attempt 2" in text
-            assert "✓ approved by reviewer-step_2" in text
+            assert "✗ rejected · reviewer-step_2" in text and "↻ retry step_2 · attempt 2" in text
+            assert "✓ approved · reviewer-step_2" in text
+            cards = [type(e).__name__ for p in run.panes for e in p.entries if "card" in e.classes]
+            assert cards.count("ReportCard") == 5 and cards.count("VerdictCard") == 5  # 4 steps, one retried
+            assert '{"status"' not in screen_text(app)
             assert run.model.tasks["step_2"].attempt == 2 and run.model.tasks["step_2"].tokens > 0
+            # the last step's reviewer is named after its step like the others (issue 14)
+            assert {a.reviewer for a in run.model.attempts} == {f"reviewer-step_{i}" for i in range(1, 5)}
             assert run.query_one("#run-summary").display
             assert "Run COMPLETED" in str(run.query_one("#run-summary").border_title)
-            await pilot.press("enter")
+            await pilot.press("escape")
             await until(pilot, lambda: not isinstance(app.screen, RunScreen), "back to the main screen")
     finally:
         session.close()
@@ -113,10 +119,14 @@ async def test_escape_cancels_a_running_plan_after_confirmation(tmp_path):
             future, run = await run_reviewed(pilot, app, session, "/plan survey the project")
             await until(pilot, lambda: any(t.status == "RUNNING" for t in run.model.tasks.values()), "a running task")
             await pilot.press("escape", "y")
-            await until(pilot, lambda: run.model.finished, "the cancelled run to end")
+            await until(pilot, lambda: run.query_one("#run-summary").display, "the cancelled run to end")
             assert run.model.status == "CANCELLED"
             assert future.result(timeout=10).status == "CANCELLED"
             assert "Run CANCELLED" in str(run.query_one("#run-summary").border_title)
+            # each task as it really ended: nothing "failed", and something was cut short
+            outcomes = {t.outcome for t in run.model.tasks.values()}
+            assert outcomes <= {"completed", "cancelled", "skipped"} and outcomes != {"completed"}
+            assert all("model call failed" not in p.text for p in run.panes)
     finally:
         session.close()
 

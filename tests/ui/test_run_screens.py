@@ -92,7 +92,7 @@ async def test_the_summary_reaches_the_transcript_and_q_returns_to_the_main_scre
         summary = "Plan COMPLETED: 3 steps\n✅ step_1: Read the README"
         session.bus.publish(ev.RunFinished("orchestrator", "COMPLETED", summary, {"completed": 3}))
         await settle(pilot)
-        assert "Run COMPLETED" in screen_text(app) and "[Enter/Esc/q] back to the conversation" in screen_text(app)
+        assert "Run COMPLETED" in screen_text(app) and "[Esc/q] back" in screen_text(app)
         await pilot.press("q")
         await pilot.pause()
         assert isinstance(app.screen, MainScreen)
@@ -153,7 +153,7 @@ async def test_tokens_and_cost_show_live_on_the_status_bar_and_the_run_screen(ap
         session.bus.publish(ev.ModelResponse("worker-1", "c1", "ok", "", (), "stop", 100_000, 10_000, 50_000, 1.0))
         await settle(pilot)
         # (50,000 × 2 + 50,000 × 0.5 + 10,000 × 8) / 1e6 = $0.2050
-        assert text_of(app, "#run-usage") == "110.0k tok · $0.2050"
+        assert "110.0k tok · ≈$0.20 · 1/2 workers busy" in text_of(app, "#run-figures")
         assert status_tokens(app) == "in 100k · out 10k · cached 50k · ≈$0.205"
 
 
@@ -162,6 +162,6 @@ async def test_without_a_price_only_tokens_show(app, session):
         start_run(session.bus)
         session.bus.publish(ev.ModelResponse("worker-1", "c1", "ok", "", (), "stop", 1200, 34, 0, 0.1))
         await settle(pilot)
-        assert text_of(app, "#run-usage") == "1.2k tok"
+        assert text_of(app, "#run-figures").endswith("· 1.2k tok · 0/2 workers busy")
         assert status_tokens(app) == "in 1.2k · out 34"
         assert "$" not in screen_text(app)

@@ -31,6 +31,8 @@ class TextRun:
     kind: str
     tool: str = ""
     parts: list[str] = field(default_factory=list)
+    #: When its latest fragment was published (``Event.ts``).
+    ts: float | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -62,8 +64,9 @@ class EventPump:
                 run = self._open.get(item.actor)
                 if run is not None and run.call_id == item.call_id and run.kind == item.kind:
                     run.parts.append(item.text)
+                    run.ts = item.ts
                     return
-                run = TextRun(item.actor, item.call_id, item.kind, item.tool, [item.text])
+                run = TextRun(item.actor, item.call_id, item.kind, item.tool, [item.text], item.ts)
                 self._open[item.actor] = run
                 self._pending.append(run)
             else:

@@ -31,7 +31,7 @@ POLL_SECONDS = 0.2
 
 class UIPlanReviewer:
     def __init__(
-        self, app: Any = None, *, save_dir: Path | None = None, clock: Callable[[], float] = time.monotonic
+        self, app: Any = None, *, save_dir: Path | None = None, clock: Callable[[], float] = time.time
     ) -> None:
         self._app = app
         self.save_dir = save_dir

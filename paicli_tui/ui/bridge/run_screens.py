@@ -62,7 +62,7 @@ def planned_workers(session: Any, plan: Plan) -> tuple[str, list[str]]:
 
 
 def open_run_screen(
-    app: Any, plan: Plan, goal: str, *, replace: bool = False, clock: Callable[[], float] = time.monotonic
+    app: Any, plan: Plan, goal: str, *, replace: bool = False, clock: Callable[[], float] = time.time
 ) -> RunScreen:
     """Show the run screen for a reviewed ``plan`` (UI thread). ``replace``
     swaps it for the top screen (the review screen) instead of pushing it."""
@@ -82,7 +82,7 @@ def open_run_screen(
 class RunScreens:
     """Paints the screens above the main screen and opens run screens."""
 
-    def __init__(self, app: Any, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, app: Any, *, clock: Callable[[], float] = time.time) -> None:
         self.app = app
         self.clock = clock
         self._kind = ""

@@ -1,5 +1,6 @@
 """Figures shown on the run screen, the task tree and the status bar:
-elapsed time, tokens and their cost. Textual-free."""
+elapsed time, tokens and their cost, and the narrow glyphs that stand in
+for the summary's emoji. Textual-free."""
 
 from __future__ import annotations
 
@@ -10,7 +11,12 @@ from paicli_tui.records.cost import cost_of
 
 
 def format_elapsed(seconds: float) -> str:
-    seconds = int(seconds)
+    """``4.1s`` below 10 s (rounded to tenths: a 1-s task is ``1.0s``, not
+    ``0s``), then whole seconds, ``1m15s``, ``2h03m``."""
+    seconds = max(0.0, seconds)
+    if round(seconds, 1) < 10:
+        return f"{seconds:.1f}s"
+    seconds = int(round(seconds))
     if seconds < 60:
         return f"{seconds}s"
     minutes, seconds = divmod(seconds, 60)
@@ -52,3 +58,37 @@ def session_price(session: Any) -> Any:
     if not model:
         return None
     return model_price(model, getattr(settings, "prices", None), getattr(settings, "provider", ""))
+
+
+def format_clock(seconds: float) -> str:
+    """A run's elapsed time as a clock: ``00:12``, ``12:05``, ``1:02:03``."""
+    total = int(max(0.0, seconds))
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
+
+
+def approximate_cost(dollars: float) -> str:
+    """``≈$0.02``: the run header's cost, an estimate from list prices."""
+    if dollars >= 0.01:
+        return f"≈${dollars:,.2f}"
+    return f"≈${dollars:.4f}" if dollars > 0 else "≈$0"
+
+
+#: The text summary's emoji (P-5.10) and the narrow glyphs the UI draws
+#: instead: a wide emoji, worse one with a variation selector (``⏭️``), is
+#: measured differently by terminals and pushes borders out of line.
+NARROW_GLYPHS = {
+    "\u2705": "✓",  # ✅
+    "\u274c": "✗",  # ❌
+    "\u26d4": "■",  # ⛔
+    "\u23ed\ufe0f": "⊘",  # ⏭️
+    "\u23ed": "⊘",
+}
+
+
+def narrow_glyphs(text: str) -> str:
+    """``text`` with the summary's emoji replaced by narrow glyphs."""
+    for emoji, glyph in NARROW_GLYPHS.items():
+        text = text.replace(emoji, glyph)
+    return text.replace("\ufe0f", "")

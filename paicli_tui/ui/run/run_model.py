@@ -2,15 +2,21 @@
 
 No Textual here: ``RunModel.apply`` takes one frame's drained items (events
 and the pump's merged ``TextRun``s) and returns a ``FrameUpdate`` saying which
-tasks and pane titles changed and what text each worker pane must append —
-so the screen writes each pane once per frame, and the routing rules are
-tested without a terminal.
+tasks and pane titles changed and what each worker pane must show (a list of
+``pane_ops``) — so the screen writes each pane once per frame, and the
+routing rules are tested without a terminal.
 
 Routing: in /plan the agent of a task is named after the task (``task_3``)
 and ``TaskDispatched`` names the worker slot; in /team the agent is the
 worker itself (``worker-2``). A reviewer (``reviewer`` or
 ``reviewer-step_K``) writes into the pane of the worker that ran the step it
 reviews, found through ``ReviewStarted`` and that step's latest dispatch.
+
+Times are the engine's: every event carries the time it was published
+(``Event.ts``), so a task's time is the difference of its dispatch and its
+end, the same live, at the end and in a replay. ``now()`` is the clock while
+a live run goes on, the latest recorded time in a replay, and the run's end
+once it finished.
 """
 
 from __future__ import annotations
@@ -22,107 +28,53 @@ from typing import Any, Callable, Iterable
 from paicli_tui import events as ev
 from paicli_tui.llm.types import Usage
 from paicli_tui.plan.model import Plan
-from paicli_tui.ui.bridge.event_lines import argument_subject
 from paicli_tui.ui.bridge.event_pump import TextRun
+from paicli_tui.ui.run import pane_ops as ops
+from paicli_tui.ui.run.pane_feed import PaneRouter
+from paicli_tui.ui.run.task_views import AttemptView, TaskView, Verdict, WorkerView, tasks_from_entries, tasks_from_plan
+
+__all__ = ["FrameUpdate", "RunModel", "TaskView", "AttemptView", "WorkerView", "tasks_from_entries", "tasks_from_plan"]
 
 TERMINAL = frozenset({"COMPLETED", "FAILED", "SKIPPED", "BLOCKED"})
-#: Characters of a result or feedback shown in a pane line.
-PANE_PREVIEW = 300
 
 Clock = Callable[[], float]
-Segment = tuple[str, str]  # (kind, text)
-
-
-@dataclass
-class TaskView:
-    id: str
-    description: str
-    type: str = "ANALYSIS"
-    dependencies: list[str] = field(default_factory=list)
-    status: str = "PENDING"
-    worker: str = ""
-    attempt: int = 0
-    started: float | None = None
-    finished: float | None = None
-    tokens: int = 0
-    result: str = ""
-    error: str = ""
-
-    def elapsed(self, now: float) -> float | None:
-        if self.started is None:
-            return None
-        return max(0.0, (self.finished if self.finished is not None else now) - self.started)
-
-
-@dataclass
-class WorkerView:
-    name: str
-    step: str = ""
-    attempt: int = 0
-    reviewing: bool = False
 
 
 @dataclass
 class FrameUpdate:
-    output: dict[str, list[Segment]] = field(default_factory=dict)
+    output: dict[str, list[ops.PaneOp]] = field(default_factory=dict)
     tasks: set[str] = field(default_factory=set)
     workers: set[str] = field(default_factory=set)
     new_workers: list[str] = field(default_factory=list)
     plan_replaced: bool = False
     finished: bool = False
     usage_changed: bool = False
-
-
-def tasks_from_entries(entries: Iterable[Any]) -> list[TaskView]:
-    """TaskViews from plan-dict entries; tolerant of the odd shapes an
-    invalid hand-edited plan may have (the review tree shows those too)."""
-    views = []
-    for index, entry in enumerate(entries):
-        entry = entry if isinstance(entry, dict) else {}
-        raw_id = entry.get("id")
-        deps = entry.get("dependencies")
-        views.append(
-            TaskView(
-                id=raw_id if isinstance(raw_id, str) else f"#{index + 1}",
-                description=entry.get("description") if isinstance(entry.get("description"), str) else "",
-                type=str(entry.get("type") or "ANALYSIS").upper(),
-                dependencies=[d for d in deps if isinstance(d, str)] if isinstance(deps, list) else [],
-            )
-        )
-    return views
-
-
-def tasks_from_plan(plan: Plan | dict) -> list[TaskView]:
-    if isinstance(plan, Plan):
-        return [
-            TaskView(
-                t.id, t.description, t.type.value, list(t.dependencies), t.status.value, result=t.result, error=t.error
-            )
-            for t in plan.tasks
-        ]
-    key = "steps" if isinstance(plan.get("steps"), list) and plan.get("steps") else "tasks"
-    return tasks_from_entries(plan.get(key) or [])
-
-
-def _preview(text: str, limit: int = PANE_PREVIEW) -> str:
-    text = text.strip()
-    return text if len(text) <= limit else text[:limit] + "…"
+    #: Something the timeline draws changed (an attempt began, ended or was reviewed).
+    timeline_changed: bool = False
 
 
 class RunModel:
-    def __init__(self, tasks: list[TaskView], workers: Iterable[str], *, clock: Clock = time.monotonic) -> None:
+    def __init__(
+        self, tasks: list[TaskView], workers: Iterable[str], *, clock: Clock = time.time, kind: str = "plan"
+    ) -> None:
         self.clock = clock
+        self.kind = kind
+        #: A replay: ``now()`` is the latest recorded time, not the clock.
+        self.replay = False
         self.tasks: dict[str, TaskView] = {}
         self.order: list[str] = []
         self.workers: dict[str, WorkerView] = {name: WorkerView(name) for name in workers}
-        self._route: dict[str, str] = {}  # agent actor → worker pane
-        self._task_of: dict[str, str] = {}  # agent actor → task it works on (tokens)
-        self._open: dict[str, str | None] = {}  # worker → kind of its unfinished line
+        #: Every attempt of the run in the order they began, earlier plan versions included.
+        self.attempts: list[AttemptView] = []
+        self.router = PaneRouter(self)
         self.finished = False
         self.status = ""
         self.summary = ""
         self.notice = ""
         self.version = 0
+        self.started_at: float | None = None
+        self.finished_at: float | None = None
+        self.latest_ts: float | None = None
         #: Tokens of the run's model calls seen by this model (workers,
         #: reviewers, a replanner).
         self.usage = Usage()
@@ -137,6 +89,32 @@ class RunModel:
     def task_list(self) -> list[TaskView]:
         return [self.tasks[tid] for tid in self.order]
 
+    def now(self) -> float:
+        if self.finished and self.finished_at is not None:
+            return self.finished_at
+        if self.replay:
+            return self.latest_ts if self.latest_ts is not None else self.clock()
+        return self.clock()
+
+    def elapsed(self) -> float:
+        """Seconds since the run started (0 before it did)."""
+        return max(0.0, self.now() - self.started_at) if self.started_at is not None else 0.0
+
+    def dependents(self, task_id: str) -> list[str]:
+        return [tid for tid in self.order if task_id in self.tasks[tid].dependencies]
+
+    def done_count(self) -> tuple[int, int]:
+        """(completed tasks, all tasks)."""
+        return sum(1 for t in self.tasks.values() if t.status == "COMPLETED"), len(self.tasks)
+
+    def busy_workers(self) -> list[str]:
+        return [name for name, view in self.workers.items() if self._running_step(view)]
+
+    def _running_step(self, view: WorkerView) -> bool:
+        """The worker's step was dispatched to it and has not ended."""
+        task = self.tasks.get(view.step)
+        return task is not None and task.status not in TERMINAL and task.worker == view.name
+
     def pane_title(self, worker: str) -> str:
         view = self.workers[worker]
         if not view.step:
@@ -146,7 +124,7 @@ class RunModel:
         if view.reviewing:
             state = " · review"
         elif task is not None and task.status in TERMINAL:
-            state = f" · {task.status.lower()}"
+            state = f" · {task.outcome}"
         return f"{worker} · {view.step} · attempt {max(view.attempt, 1)}{state}"
 
     # -- events ------------------------------------------------------------------
@@ -156,99 +134,87 @@ class RunModel:
         for item in items:
             if self.finished:  # what follows belongs to whatever runs next
                 break
+            ts = getattr(item, "ts", None)
+            if ts is not None and (self.latest_ts is None or ts > self.latest_ts):
+                self.latest_ts = ts
             self._apply_one(item, update)
         return update
 
+    def _ts(self, item: Any) -> float:
+        ts = getattr(item, "ts", None)
+        return ts if ts is not None else self.clock()
+
     def _apply_one(self, item: Any, up: FrameUpdate) -> None:
         if isinstance(item, TextRun):
-            self._stream(item.actor, item.kind, item.text, up)
+            self.router.stream(item.actor, item.call_id, item.kind, item.text, up)
             return
         match item:
             case ev.ModelDelta():
-                self._stream(item.actor, item.kind, item.text, up)
+                self.router.stream(item.actor, item.call_id, item.kind, item.text, up)
             case ev.TaskDispatched():
                 self._dispatched(item, up)
             case ev.TaskStatusChanged():
                 self._status(item, up)
             case ev.ReviewStarted():
-                task = self.tasks.get(item.step_id)
-                worker = task.worker if task is not None else ""
-                if worker in self.workers:
-                    self._route[item.actor] = worker
-                    self._task_of[item.actor] = item.step_id
-                    self.workers[worker].reviewing = True
-                    up.workers.add(worker)
-                    what = f"⚖ {item.actor} reviews {item.step_id} (attempt {item.attempt})"
-                    self._line(worker, "review", what, up)
+                attempt = self._attempt(item.step_id, item.attempt)
+                if attempt is not None:
+                    attempt.review_started, attempt.reviewer = self._ts(item), item.actor
+                    up.timeline_changed = True
+                self.router.review_started(item, up)
             case ev.ReviewVerdictGiven():
-                worker = self._route.get(item.actor, "")
-                if worker:
-                    self.workers[worker].reviewing = False
-                    up.workers.add(worker)
-                    if item.approved:
-                        self._line(worker, "approved", f"✓ approved by {item.actor}", up)
-                        for note in item.notes:
-                            self._line(worker, "warning", f"  note: {_preview(note, 160)}", up)
-                    else:
-                        self._line(worker, "rejected", f"✗ rejected by {item.actor}: {_preview(item.feedback)}", up)
+                self._verdict(item, up)
             case ev.StepRetry():
                 self._retry(item, up)
             case ev.WorkerReportParsed():
-                worker = self._pane(item.actor)
-                if worker:
-                    detail = item.result if item.status == "completed" else item.reason or item.result
-                    kind = {"completed": "report", "blocked": "warning"}.get(item.status, "error")
-                    self._line(worker, kind, f"report ({item.status}): {_preview(detail)}", up)
-            case ev.ToolCallStarted():
-                if worker := self._pane(item.actor):
-                    self._line(worker, "tool", f"→ {item.tool} {argument_subject(item.arguments)}".rstrip(), up)
-            case ev.ToolCallFinished():
-                if worker := self._pane(item.actor):
-                    mark = "✓" if item.ok else "✗"
-                    self._line(worker, "result" if item.ok else "error", f"  {mark} {_preview(item.summary, 120)}", up)
+                attempt = self._attempt(item.step_id, item.attempt)
+                if attempt is not None:
+                    attempt.report = (item.status, item.result, item.reason)
+                    up.tasks.add(item.step_id)
+                self.router.report(item, up)
             case ev.ModelResponse():
                 self.usage = self.usage + Usage(item.prompt_tokens, item.completion_tokens, item.cached_tokens)
                 up.usage_changed = True
-                task_id = self._task_of.get(item.actor)
+                task_id = self.router.task_of(item.actor)
                 if task_id in self.tasks:
-                    self.tasks[task_id].tokens += item.prompt_tokens + item.completion_tokens
+                    spent = item.prompt_tokens + item.completion_tokens
+                    task = self.tasks[task_id]
+                    task.tokens += spent
+                    if task.attempts:
+                        task.attempts[-1].tokens += spent
                     up.tasks.add(task_id)
-                if worker := self._pane(item.actor):
-                    self._close_line(worker, up)
-            case ev.ModelError():
-                if worker := self._pane(item.actor):
-                    self._line(worker, "error", f"✗ model call failed ({item.kind}): {item.message}", up)
-            case ev.ModelRetry():
-                if worker := self._pane(item.actor):
-                    self._line(worker, "warning", f"↻ model retry {item.attempt}: {item.reason}", up)
-            case ev.AgentNote():
-                if worker := self._pane(item.actor):
-                    self._line(worker, "warning", item.text, up)
-            case ev.AgentFinished() if item.status != "final":
-                if worker := self._pane(item.actor):
-                    reason = f": {item.reason}" if item.reason else ""
-                    self._line(worker, "warning", f"turn {item.status}{reason}", up)
-            case ev.ApprovalRequested():
-                if worker := self._pane(item.actor):
-                    self._line(worker, "warning", f"? waiting for approval: {item.tool}", up)
+                self.router.response(item, up)
             case ev.RunStarted():
                 self._started(item, up)
             case ev.PlanProposed() if item.origin == "replan":
                 self._set_tasks(tasks_from_plan(item.plan))
-                self._task_of = {a: t for a, t in self._task_of.items() if t in self.tasks}
+                self.router.forget_missing_tasks()
                 up.plan_replaced = True
             case ev.ReplanTriggered():
                 self.notice = f"replanning after {item.failed_task} failed: {item.reason}"
             case ev.RunFinished():
+                self.finished_at = self._ts(item)
                 self.finished = True
                 self.status = item.status
                 self.summary = item.summary
-                up.finished = True
+                for attempt in self.attempts:  # nothing runs once the run ended
+                    if attempt.ended is None:
+                        attempt.ended, attempt.outcome = self.finished_at, "cancelled"
+                up.finished = up.timeline_changed = True
+            case _:
+                self.router.other(item, up)
+
+    def _attempt(self, task_id: str, number: int) -> AttemptView | None:
+        task = self.tasks.get(task_id)
+        if task is None:
+            return None
+        return next((a for a in reversed(task.attempts) if a.number == number), None)
 
     def _started(self, item: ev.RunStarted, up: FrameUpdate) -> None:
         """The executor starts the plan it actually runs: adopt it when it
         differs from the one the screen opened with."""
         self.version = item.version
+        if self.started_at is None:
+            self.started_at = self._ts(item)
         tasks = tasks_from_plan(item.plan)
 
         def shape(views: Iterable[TaskView]) -> list[tuple]:
@@ -259,7 +225,9 @@ class RunModel:
             up.plan_replaced = True
 
     def _dispatched(self, item: ev.TaskDispatched, up: FrameUpdate) -> None:
-        worker = item.worker
+        worker, at = item.worker, self._ts(item)
+        if self.started_at is None:
+            self.started_at = at
         if worker not in self.workers:
             self.workers[worker] = WorkerView(worker)
             up.new_workers.append(worker)
@@ -267,76 +235,80 @@ class RunModel:
         if task is not None:
             task.worker, task.attempt = worker, item.attempt
             if task.started is None:
-                task.started = self.clock()
+                task.started = at
+            previous = task.attempts[-1] if task.attempts else None
+            if previous is not None and previous.ended is None:
+                previous.ended, previous.outcome = at, "rejected"
+            attempt = AttemptView(task.id, item.attempt, worker, at, version=self.version)
+            task.attempts.append(attempt)
+            self.attempts.append(attempt)
             up.tasks.add(task.id)
+            up.timeline_changed = True
         view = self.workers[worker]
         view.step, view.attempt, view.reviewing = item.task_id, item.attempt, False
         up.workers.add(worker)
-        # /plan: the agent is named after the task; /team: after the worker.
-        for actor in (item.task_id, worker):
-            self._route[actor] = worker
-            self._task_of[actor] = item.task_id
-        description = task.description if task is not None else ""
-        self._line(worker, "header", f"▶ {item.task_id} · attempt {item.attempt} · {description}".rstrip(" ·"), up)
+        self.router.dispatched(item, task, up)
 
     def _status(self, item: ev.TaskStatusChanged, up: FrameUpdate) -> None:
         task = self.tasks.get(item.task_id)
         if task is None:
             return
+        at = self._ts(item)
         task.status = item.status
         task.result, task.error = item.result or task.result, item.error
         if item.status == "RUNNING" and task.started is None:
-            task.started = self.clock()
+            task.started = at
         if item.status in TERMINAL:
             if task.started is not None:
-                task.finished = self.clock()
+                task.finished = at
+            attempt = task.attempts[-1] if task.attempts else None
+            if attempt is not None and attempt.ended is None:
+                attempt.ended, attempt.outcome = at, task.outcome
+                up.timeline_changed = True
             view = self.workers.get(task.worker)
             if view is not None and view.step == task.id:
                 view.reviewing = False
                 up.workers.add(view.name)
-                detail = f": {_preview(item.error, 160)}" if item.error else ""
-                kind = "approved" if item.status == "COMPLETED" else "error" if item.status == "FAILED" else "warning"
-                self._line(view.name, kind, f"■ {task.id} {item.status.lower()}{detail}", up)
+                self.router.task_ended(view.name, task, up)
         up.tasks.add(task.id)
+
+    def _verdict(self, item: ev.ReviewVerdictGiven, up: FrameUpdate) -> None:
+        raw = self.router.last_content(item.actor)
+        verdict = Verdict(item.approved, item.actor, summary_of(raw), item.feedback, tuple(item.notes))
+        attempt = self._attempt(item.step_id, item.attempt)
+        if attempt is not None:
+            attempt.verdict = verdict
+            up.tasks.add(item.step_id)
+            up.timeline_changed = True
+        task = self.tasks.get(item.step_id)
+        if task is not None and item.approved:
+            task.notes = list(item.notes)
+        self.router.verdict(item, verdict, raw, up)
 
     def _retry(self, item: ev.StepRetry, up: FrameUpdate) -> None:
         task = self.tasks.get(item.step_id)
-        worker = self._pane(item.actor) or (task.worker if task is not None else "")
         if task is not None:
             task.attempt = item.attempt
             up.tasks.add(task.id)
+        worker = self.router.pane_of(item.actor) or (task.worker if task is not None else "")
         if worker in self.workers:
             view = self.workers[worker]
             view.attempt, view.reviewing = item.attempt, False
             up.workers.add(worker)
-            what = f"↻ retry {item.step_id} · attempt {item.attempt}: {_preview(item.feedback, 160)}"
-            self._line(worker, "retry", what, up)
+        self.router.retried(worker, item, up)
 
-    # -- pane text ---------------------------------------------------------------
 
-    def _pane(self, actor: str) -> str:
-        worker = self._route.get(actor, "")
-        if not worker and actor in self.workers:
-            worker = actor
-        return worker
+def summary_of(raw: str) -> str:
+    """The ``summary`` of a reviewer's JSON reply, for the verdict card (the
+    event carries the feedback, which for a rejection is the issues)."""
+    import json
 
-    def _stream(self, actor: str, kind: str, text: str, up: FrameUpdate) -> None:
-        worker = self._pane(actor)
-        if not worker or not text or kind == "tool_call":  # ToolCallStarted shows the whole call
-            return
-        kind = "reasoning" if kind == "reasoning" else "content"
-        out = up.output.setdefault(worker, [])
-        if self._open.get(worker) not in (None, kind):
-            out.append((self._open[worker], "\n"))
-        out.append((kind, text))
-        self._open[worker] = None if text.endswith("\n") else kind
-
-    def _close_line(self, worker: str, up: FrameUpdate) -> None:
-        kind = self._open.get(worker)
-        if kind is not None:
-            up.output.setdefault(worker, []).append((kind, "\n"))
-            self._open[worker] = None
-
-    def _line(self, worker: str, kind: str, text: str, up: FrameUpdate) -> None:
-        self._close_line(worker, up)
-        up.output.setdefault(worker, []).append((kind, text + "\n"))
+    text = raw.strip()
+    if text.startswith("```"):
+        text = text.strip("`").split("\n", 1)[-1] if "\n" in text else ""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return ""
+    summary = value.get("summary") if isinstance(value, dict) else None
+    return summary.strip() if isinstance(summary, str) else ""

@@ -1,47 +1,49 @@
 """The run screen (P-7.3, P-4.7, P-7.6): the task tree updating live beside
-one pane per worker, each streaming its sub-agent as it happens.
+one pane per worker, each streaming its sub-agent as rendered Markdown.
 
 The app hands the screen each frame's drained events (``paint``); the
-``RunModel`` turns them into per-pane text and changed tasks, and each pane
-gets one write per frame. The title line shows the run's tokens and cost.
-Esc asks before cancelling the run; when the run ends the summary appears
-and Enter, Esc or q goes back to the main screen.
+``RunModel`` turns them into pane ops and changed tasks, and each pane gets
+one write per frame. ``run_layout`` decides, for the size, whether the
+panes form a grid or the selected worker is shown large with the others as
+live rows. ``g`` swaps the panes for the timeline, Enter (or ``d``) opens a
+task's details, and when the run ends the summary panel appears below the
+panes, foldable with ``s``. Esc asks before cancelling the run; once it
+ended, Esc or q goes back to the main screen.
 """
 
 from __future__ import annotations
 
-import math
 import time
 from typing import Any, Callable, Iterable
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Container, Horizontal
+from textual.containers import Container, Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.css.query import NoMatches
 from textual.screen import Screen
-from textual.widgets import Static
+from textual.widget import MountError
+from textual.widgets import Static, Tree
 
 from paicli_tui.plan.model import Plan
-from paicli_tui.ui.common.figures import usage_text
-from paicli_tui.ui.run.run_model import RunModel, tasks_from_plan
+from paicli_tui.ui.common.figures import narrow_glyphs
 from paicli_tui.ui.conversation.main_screen import JobEnded
 from paicli_tui.ui.review.plan_edit_dialogs import Confirm
-from paicli_tui.ui.common.task_tree import TaskTree
-from paicli_tui.ui.run.worker_pane import MAX_LINES, WorkerPane
+from paicli_tui.ui.run.run_figures import heading_figures
+from paicli_tui.ui.run.run_hints import hints_for
+from paicli_tui.ui.run.run_layout import RunLayout, plan_layout
+from paicli_tui.ui.run.run_model import RunModel, tasks_from_plan
+from paicli_tui.ui.run.run_summary import RunSummary
+from paicli_tui.ui.run.run_tree import RunTaskTree
+from paicli_tui.ui.run.task_details import TaskDetailsScreen
+from paicli_tui.ui.run.timeline import RunTimeline
+from paicli_tui.ui.run.pane_entries import MARKDOWN_BUDGET, AnswerBlock, warm_up_entries
+from paicli_tui.ui.run.worker_pane import MAX_ENTRIES, WorkerPane
+from paicli_tui.ui.run.worker_strip import WorkerStrip
 
-#: Below this many columns the tree goes on top and the panes stack.
-NARROW_BELOW = 100
-TICK_SECONDS = 1.0
-
-
-def grid_shape(workers: int, narrow: bool) -> tuple[int, int]:
-    """(columns, rows) of the pane grid."""
-    workers = max(1, workers)
-    if narrow:
-        columns = 1 if workers <= 2 else 2
-    else:
-        columns = workers if workers <= 3 else math.ceil(math.sqrt(workers))
-    return columns, math.ceil(workers / columns)
+TICK_SECONDS = 0.2
+#: Rows of the heading and the hint line around the body.
+CHROME_ROWS = 2
 
 
 class RunScreen(Screen):
@@ -49,10 +51,18 @@ class RunScreen(Screen):
 
     BINDINGS = [
         Binding("escape", "cancel_run", "Cancel run / close", id="run.cancel"),
-        # Priority: the focused tree would take Enter otherwise.
-        Binding("enter", "close", "Close", show=False, priority=True, id="run.close"),
         Binding("q", "close", "Close", show=False, id="run.close_q"),
+        Binding("enter", "details", "Task details", show=False, id="run.details"),
+        Binding("d", "details", "Task details", show=False, id="run.details_d"),
+        Binding("g", "toggle_timeline", "Timeline", id="run.timeline"),
+        Binding("s", "toggle_summary", "Fold the summary", id="run.summary"),
+        Binding("h", "toggle_tree", "Hide the tasks", id="run.tree"),
         Binding("z", "zoom", "Zoom pane", id="run.zoom"),
+        Binding("right_square_bracket", "next_worker", "Next worker", id="run.next_worker"),
+        Binding("left_square_bracket", "previous_worker", "Previous worker", id="run.previous_worker"),
+        Binding("t", "toggle_thinking", "Fold thinking", id="run.thinking"),
+        Binding("o", "toggle_tools", "Open tool calls", id="run.tools"),
+        Binding("r", "toggle_raw", "Raw replies", id="run.raw"),
         Binding("c", "cancel_task", "Cancel the selected task", id="run.cancel_task"),
         Binding("u", "undo_task", "Undo the selected task's file changes", id="run.undo_task"),
     ]
@@ -67,10 +77,11 @@ class RunScreen(Screen):
         on_cancel: Callable[[], Any] | None = None,
         on_cancel_task: Callable[[str], Any] | None = None,
         on_undo_task: Callable[[str, int], Any] | None = None,
-        clock: Callable[[], float] = time.monotonic,
-        max_lines: int = MAX_LINES,
+        clock: Callable[[], float] = time.time,
+        max_entries: int = MAX_ENTRIES,
         tick: bool = True,
         price: Any = None,
+        replay: bool = False,
     ) -> None:
         super().__init__(id="run")
         self.goal = goal
@@ -79,58 +90,139 @@ class RunScreen(Screen):
         self.on_cancel_task = on_cancel_task
         #: Opens the undo screen for one task (id, plan version) once the run ended.
         self.on_undo_task = on_undo_task
-        self.clock = clock
-        self.max_lines = max_lines
-        self.model = RunModel(tasks_from_plan(plan), workers, clock=clock)
+        self.max_entries = max_entries
+        self.model = RunModel(tasks_from_plan(plan), workers, clock=clock, kind=kind)
+        self.model.replay = replay
         self.cancelling = False
         self.price = price
+        self.selected: str | None = None  # the worker shown large in the focus layout
+        self.chosen = False  # the person picked it: stop following the busy worker
+        self.timeline_on = False
+        self.tree_on = True
+        self.layout_now: RunLayout | None = None
         self._tick = tick
         self._panes: dict[str, WorkerPane] = {}
-        self._early: list[Any] = []  # events that arrived before the screen was mounted
+        self._details: TaskDetailsScreen | None = None
+        self._early: list[Any] = []  # events that arrived before the screen was ready
+        self._ready = False
+        self._figures = ""
 
     # -- layout --------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="run-heading"):
             yield Static(id="run-title")
-            yield Static(id="run-usage")
+            yield Static(Content(" REPLAY "), id="run-badge")
+            yield Static(id="run-figures")
         with Horizontal(id="run-body"):
-            yield TaskTree("Run", live=True, clock=self.clock, id="run-tree")
-            with Container(id="run-panes"):
-                for name in self.model.workers:
-                    yield WorkerPane(name, max_lines=self.max_lines, id=f"pane-{name}")
-        yield Static(id="run-summary")
+            yield RunTaskTree("Run", clock=self.model.now, id="run-tree")
+            with Vertical(id="run-main"):
+                with Container(id="run-panes"):
+                    for name in self.model.workers:
+                        yield self._new_pane(name)
+                yield WorkerStrip(self.model, id="run-strip")
+                with VerticalScroll(id="run-timeline-box"):
+                    yield RunTimeline(self.model, id="run-timeline")
+        yield RunSummary(self.model, id="run-summary")
         yield Static(id="run-hints")
 
+    def _new_pane(self, name: str) -> WorkerPane:
+        return WorkerPane(name, max_entries=self.max_entries, id=f"pane-{name}")
+
     def on_mount(self) -> None:
+        session = getattr(self.app, "session", None)
+        self.model.replay = self.model.replay or bool(getattr(session, "is_replay", False))
+        self.query_one("#run-badge").display = self.model.replay
         tree = self.task_tree
         tree.border_title = "Tasks" if self.kind == "plan" else "Steps"
         tree.show_tasks(self.model.task_list())
         first_line = self.goal.splitlines()[0] if self.goal else ""
-        self.query_one("#run-title", Static).update(Text(f"/{self.kind} · {first_line}", style="bold"))
+        self.query_one("#run-title", Static).update(Content.assemble((f"/{self.kind} · {first_line}", "bold")))
         self.query_one("#run-summary").display = False
-        self._update_hints()
-        self._update_usage()
-        self._layout_panes()
+        self.query_one("#run-timeline-box").display = False
+        self._refresh_heading()
+        self.apply_layout()
         if self._tick:
-            self.set_interval(TICK_SECONDS, tree.refresh_running, name="run-elapsed")
+            self.set_interval(TICK_SECONDS, self._tick_live, name="run-elapsed")
+        self._ready = True
+        self.call_after_refresh(self._warm_up)
         if self._early:
             self.call_later(self.paint, [])
 
-    def on_resize(self) -> None:
-        self._layout_panes()
+    async def _warm_up(self) -> None:
+        """Textual reads a widget class's CSS when its first instance mounts,
+        and styles the whole screen again: tens to hundreds of milliseconds
+        for Markdown and each kind of pane entry. Pay it while the screen
+        opens, not in the first frame a worker streams."""
+        if self.going_away:
+            return
+        pane = WorkerPane("warm-up", id="pane-warm-up")
+        pane.display = False
+        try:
+            await self.query_one("#run-panes").mount(pane)
+            entries = warm_up_entries()
+            await pane.mount_all(entries)
+            for entry in entries:
+                if isinstance(entry, AnswerBlock):  # both ways an answer grows: Markdown, and a burst
+                    await entry.append("warm *up*")
+                    await entry.append("x" * (MARKDOWN_BUDGET + 1))
+            await pane.remove()
+        except (MountError, NoMatches):
+            if not self.going_away:
+                raise
 
-    def _layout_panes(self) -> None:
-        narrow = self.size.width < NARROW_BELOW
-        self.set_class(narrow, "-narrow")
-        columns, rows = grid_shape(len(self.model.workers), narrow)
-        grid = self.query_one("#run-panes").styles
-        grid.grid_size_columns = columns
-        grid.grid_size_rows = rows
+    def on_resize(self) -> None:
+        self.apply_layout()
+
+    def _body_height(self) -> int:
+        summary = self.query_one(RunSummary)
+        return max(1, self.size.height - CHROME_ROWS - (self._summary_rows() if summary.display else 0))
+
+    def _summary_rows(self) -> int:
+        summary = self.query_one(RunSummary)
+        if summary.collapsed:
+            return 3
+        return min(len(self.model.order) + 3, max(5, int(self.size.height * 0.35)))
+
+    def apply_layout(self) -> None:
+        if not self.is_mounted or not self.size.width:
+            return
+        summary = self.query_one(RunSummary)
+        if summary.display:
+            summary.styles.height = self._summary_rows()
+        workers = list(self.model.workers)
+        layout = self.layout_now = plan_layout(
+            self.size.width, self._body_height(), workers, selected=self._selected(),
+            tree_wanted=self.task_tree.wanted_width(), tree_visible=self.tree_on,
+        )
+        tree = self.task_tree
+        tree.display = layout.tree_width > 0
+        if layout.tree_width:
+            tree.styles.width = layout.tree_width
+        grid = self.query_one("#run-panes")
+        grid.styles.grid_size_columns, grid.styles.grid_size_rows = layout.columns, layout.rows
+        grid.display = not self.timeline_on
+        for name in workers:
+            pane = self.pane(name)
+            pane.display = name in layout.shown
+            pane.styles.column_span = layout.last_span if layout.shown and name == layout.shown[-1] else 1
+        strip = self.query_one(WorkerStrip)
+        strip.show(() if self.timeline_on else layout.strip)
+        self.query_one("#run-timeline-box").display = self.timeline_on
+        if self.timeline_on:
+            self.query_one(RunTimeline).refresh_chart()
+        self._update_hints()
+
+    def _selected(self) -> str | None:
+        if not self.chosen:
+            busy = self.model.busy_workers()
+            if busy and self.selected not in busy:
+                self.selected = busy[0]
+        return self.selected
 
     @property
-    def task_tree(self) -> TaskTree:
-        return self.query_one(TaskTree)
+    def task_tree(self) -> RunTaskTree:
+        return self.query_one(RunTaskTree)
 
     def pane(self, worker: str) -> WorkerPane:
         pane = self._panes.get(worker)
@@ -140,36 +232,64 @@ class RunScreen(Screen):
 
     @property
     def panes(self) -> list[WorkerPane]:
-        return list(self.query(WorkerPane))
+        return [pane for pane in self.query(WorkerPane) if pane.worker in self.model.workers]
 
     # -- painting (once per frame, from the app) ---------------------------------------------
 
+    @property
+    def going_away(self) -> bool:
+        """The screen is being closed (the app exits, or it was popped)
+        while a frame may still be painting it."""
+        return self._pruning or self._closing or not self.is_attached
+
     async def paint(self, items: list[Any]) -> None:
-        if self.model.finished:
+        if self.model.finished or self.going_away:
             return
-        if not self.is_mounted:  # pushed this frame: paint once it is mounted
+        try:
+            # One layout and one render for the whole frame: the pane writes
+            # await mounts, and each await would otherwise let the screen
+            # lay out and repaint everything in between.
+            with self.app.batch_update():
+                await self._paint(items)
+        except (MountError, NoMatches):
+            if not self.going_away:
+                raise
+
+    async def _paint(self, items: list[Any]) -> None:
+        if not self._ready:  # pushed this frame: paint once it is mounted
             self._early.extend(items)
             return
         if self._early:
             items, self._early = [*self._early, *items], []
         update = self.model.apply(items)
+        relayout = False
         if update.new_workers:
-            await self.query_one("#run-panes").mount_all(
-                WorkerPane(name, max_lines=self.max_lines, id=f"pane-{name}") for name in update.new_workers
-            )
-            self._layout_panes()
+            await self.query_one("#run-panes").mount_all(self._new_pane(name) for name in update.new_workers)
+            relayout = True
+        tree = self.task_tree
         if update.plan_replaced:
-            self.task_tree.show_tasks(self.model.task_list())
+            tree.show_tasks(self.model.task_list())
+            relayout = True
         else:
             for task_id in update.tasks:
                 if task_id in self.model.tasks:
-                    self.task_tree.update_task(self.model.tasks[task_id])
-        for worker, segments in update.output.items():
-            self.pane(worker).append(segments)
+                    tree.update_task(self.model.tasks[task_id])
+        for worker, frame_ops in update.output.items():
+            await self.pane(worker).write(frame_ops)
         for worker in update.workers:
             self.pane(worker).set_title(self.model.pane_title(worker))
-        if update.usage_changed:
-            self._update_usage()
+        if update.workers and self.layout_now is not None and self.layout_now.mode == "focus" and not self.chosen:
+            relayout = relayout or self._selected() not in self.layout_now.shown
+        if relayout:
+            self.apply_layout()
+        strip = self.query_one(WorkerStrip)
+        if strip.display:
+            strip.refresh_rows()
+        if self.timeline_on and update.timeline_changed:
+            self.query_one(RunTimeline).refresh_chart()
+        if self._details is not None and self._details.task_id in update.tasks:
+            self._details.refresh_details()
+        self._refresh_heading()
         if update.finished:
             self._show_summary(self.model.status, self.model.summary)
         elif not self.model.finished:
@@ -177,41 +297,62 @@ class RunScreen(Screen):
                 if isinstance(item, JobEnded):
                     self._job_ended(item)
 
+    def _tick_live(self) -> None:
+        """Times move on while tasks run: relabel what shows them."""
+        if self.model.finished:
+            return
+        self.task_tree.refresh_running()
+        strip = self.query_one(WorkerStrip)
+        if strip.display:
+            strip.refresh_rows()
+        self._refresh_heading()
+        if self.timeline_on:
+            self.query_one(RunTimeline).refresh_chart()
+        if self._details is not None:
+            self._details.refresh_details()
+
     def _job_ended(self, ended: JobEnded) -> None:
         # The run ended without a RunFinished (it failed or was cancelled
         # before any task started): say how, so the screen never hangs.
         outcome = ended.outcome
         text = str(ended.error) if ended.error is not None else getattr(outcome, "text", "") or "the run ended"
         self.model.finished = True
+        self.model.finished_at = self.model.latest_ts
         self._show_summary(str(getattr(outcome, "status", "FAILED")), text)
 
     def _show_summary(self, status: str, summary: str) -> None:
-        box = self.query_one("#run-summary", Static)
-        box.border_title = f"Run {status}"
-        box.set_class(status != "COMPLETED", "-unsuccessful")
-        box.update(Text(summary))
-        box.display = True
-        self._update_hints()
+        panel = self.query_one(RunSummary)
+        headline = narrow_glyphs(summary.splitlines()[0] if summary else f"Run {status}")
+        panel.show(status, headline)
+        panel.display = True
+        self.task_tree.refresh_running()
+        self._refresh_heading()
+        self.apply_layout()
+        if not isinstance(self.focused, WorkerPane):
+            panel.tasks_list.focus()
 
-    def _update_usage(self) -> None:
-        self.query_one("#run-usage", Static).update(Text(usage_text(self.model.usage, self.price)))
+    def _refresh_heading(self) -> None:
+        figures = heading_figures(self.model, self.price, compact=self.size.width < 100)
+        if figures != self._figures:  # an update of an auto-width label lays the screen out again
+            self._figures = figures
+            self.query_one("#run-figures", Static).update(Content(figures))
 
     def _update_hints(self) -> None:
-        if self.model.finished:
-            hint = "[Enter/Esc/q] back to the conversation · [z] zoom pane · [Tab] next pane"
-            if self.on_undo_task is not None:
-                hint += " · [u] undo a task's changes"
-        elif self.cancelling:
-            hint = "Cancelling… running tasks are being interrupted"
-        else:
-            hint = "[Esc] cancel the run · [c] cancel the selected task · [z] zoom pane · [Tab] next pane"
-        self.query_one("#run-hints", Static).update(Text(hint))
+        state = "finished" if self.model.finished else "cancelling" if self.cancelling else "running"
+        focus = bool(self.layout_now and self.layout_now.mode == "focus")
+        hints = hints_for(state, self.size.width, focus=focus)
+        if state == "finished" and self.on_undo_task is not None:
+            hints += " · [u] undo a task's changes"
+        self.query_one("#run-hints", Static).update(Content(hints))
 
     # -- keys -------------------------------------------------------------------------------
 
     def action_cancel_run(self) -> None:
         if self.maximized is not None:
             self.minimize()
+            return
+        if self.timeline_on:
+            self.action_toggle_timeline()
             return
         if self.model.finished:
             self.action_close()
@@ -263,14 +404,99 @@ class RunScreen(Screen):
         if self.model.finished:
             self.dismiss()
 
+    def action_details(self) -> None:
+        """The details of the task the person points at: the summary's or
+        the tree's highlighted row, else the focused pane's current step."""
+        task_id = None
+        summary = self.query_one(RunSummary)
+        if summary.display and self.focused is summary.tasks_list:
+            option = summary.tasks_list.highlighted_option
+            task_id = option.id if option is not None else None
+        elif isinstance(self.focused, WorkerPane):
+            task_id = self.model.workers.get(self.focused.worker).step or None
+        task_id = task_id or self.task_tree.cursor_task_id
+        if task_id is None and self.model.order:
+            task_id = self.model.order[0]
+        if task_id is not None:
+            self.open_details(task_id)
+
+    def open_details(self, task_id: str) -> None:
+        if task_id not in self.model.tasks:
+            return
+        details = self._details = TaskDetailsScreen(self.model, task_id)
+
+        def closed(_: Any) -> None:
+            self._details = None
+
+        self.app.push_screen(details, closed)
+
+    def on_tree_node_selected(self, event: Tree.NodeSelected) -> None:
+        event.stop()
+        data = event.node.data
+        if data is not None:
+            self.open_details(data.task_id)
+
+    def on_run_summary_task_chosen(self, event: RunSummary.TaskChosen) -> None:
+        self.open_details(event.task_id)
+
+    def on_worker_strip_worker_chosen(self, event: WorkerStrip.WorkerChosen) -> None:
+        self._select(event.worker)
+
+    def action_toggle_timeline(self) -> None:
+        self.timeline_on = not self.timeline_on
+        self.apply_layout()
+
+    def action_toggle_summary(self) -> None:
+        summary = self.query_one(RunSummary)
+        if not summary.display:
+            self.notify("The summary appears when the run ends", markup=False)
+            return
+        summary.toggle()
+        self.apply_layout()
+
+    def action_toggle_tree(self) -> None:
+        self.tree_on = not self.tree_on
+        self.apply_layout()
+
+    def action_toggle_thinking(self) -> None:
+        self.toggle_class("-fold-thinking")
+
+    def action_toggle_tools(self) -> None:
+        self.toggle_class("-open-tools")
+
+    def action_toggle_raw(self) -> None:
+        self.toggle_class("-raw")
+        self.notify("Raw replies shown" if self.has_class("-raw") else "Raw replies hidden", markup=False)
+
+    def action_next_worker(self) -> None:
+        self._step_worker(1)
+
+    def action_previous_worker(self) -> None:
+        self._step_worker(-1)
+
+    def _step_worker(self, step: int) -> None:
+        names = list(self.model.workers)
+        current = self.selected if self.selected in names else (names[0] if names else None)
+        if isinstance(self.focused, WorkerPane) and self.layout_now and self.layout_now.mode == "grid":
+            current = self.focused.worker
+        if current is None:
+            return
+        self._select(names[(names.index(current) + step) % len(names)])
+
+    def _select(self, worker: str) -> None:
+        self.selected, self.chosen = worker, True
+        self.apply_layout()
+        pane = self.pane(worker)
+        if pane.display:
+            pane.focus()
+
     def action_zoom(self) -> None:
         if self.maximized is not None:
             self.minimize()
             return
         focused = self.focused if isinstance(self.focused, WorkerPane) else None
-        target = focused or next((p for p in self.panes if p.worker in self._busy_workers()), None) or self.panes[0]
+        shown = [p for p in self.panes if p.display]
+        busy = self.model.busy_workers()
+        target = focused or next((p for p in shown if p.worker in busy), None) or (shown or self.panes)[0]
         target.focus()
         self.maximize(target, container=False)
-
-    def _busy_workers(self) -> list[str]:
-        return [name for name, view in self.model.workers.items() if view.step]

@@ -1,0 +1,112 @@
+"""The run screen's picture of tasks, attempts and workers: plain data the
+run model keeps up to date and every run widget reads (no Textual)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from paicli_tui.plan.model import Plan
+
+
+@dataclass(frozen=True)
+class Verdict:
+    approved: bool
+    reviewer: str
+    summary: str
+    feedback: str
+    notes: tuple[str, ...] = ()
+
+
+@dataclass
+class AttemptView:
+    """One attempt of a task on a worker, from its dispatch to its end."""
+
+    task_id: str
+    number: int
+    worker: str
+    started: float
+    ended: float | None = None
+    #: running | completed | rejected (a retry followed) | failed | blocked | cancelled
+    outcome: str = "running"
+    review_started: float | None = None
+    reviewer: str = ""
+    verdict: Verdict | None = None
+    report: tuple[str, str, str] | None = None  # status, result, reason
+    tokens: int = 0
+    version: int = 0
+
+    def duration(self, now: float) -> float:
+        return max(0.0, (self.ended if self.ended is not None else now) - self.started)
+
+
+@dataclass
+class TaskView:
+    id: str
+    description: str
+    type: str = "ANALYSIS"
+    dependencies: list[str] = field(default_factory=list)
+    status: str = "PENDING"
+    worker: str = ""
+    attempt: int = 0
+    started: float | None = None
+    finished: float | None = None
+    tokens: int = 0
+    result: str = ""
+    error: str = ""
+    attempts: list[AttemptView] = field(default_factory=list)
+    #: An approving reviewer's notes (P-5.6).
+    notes: list[str] = field(default_factory=list)
+
+    def elapsed(self, now: float) -> float | None:
+        if self.started is None:
+            return None
+        return max(0.0, (self.finished if self.finished is not None else now) - self.started)
+
+    @property
+    def outcome(self) -> str:
+        """What happened, in words: a task the cancel interrupted is
+        ``cancelled`` (the engine records it SKIPPED with the error
+        "cancelled"), one that never started is ``skipped``."""
+        if self.status == "SKIPPED":
+            return "cancelled" if self.started is not None and self.error == "cancelled" else "skipped"
+        return self.status.lower()
+
+
+@dataclass
+class WorkerView:
+    name: str
+    step: str = ""
+    attempt: int = 0
+    reviewing: bool = False
+
+
+def tasks_from_entries(entries: Iterable[Any]) -> list[TaskView]:
+    """TaskViews from plan-dict entries; tolerant of the odd shapes an
+    invalid hand-edited plan may have (the review tree shows those too)."""
+    views = []
+    for index, entry in enumerate(entries):
+        entry = entry if isinstance(entry, dict) else {}
+        raw_id = entry.get("id")
+        deps = entry.get("dependencies")
+        views.append(
+            TaskView(
+                id=raw_id if isinstance(raw_id, str) else f"#{index + 1}",
+                description=entry.get("description") if isinstance(entry.get("description"), str) else "",
+                type=str(entry.get("type") or "ANALYSIS").upper(),
+                dependencies=[d for d in deps if isinstance(d, str)] if isinstance(deps, list) else [],
+            )
+        )
+    return views
+
+
+def tasks_from_plan(plan: Plan | dict) -> list[TaskView]:
+    if isinstance(plan, Plan):
+        return [
+            TaskView(
+                t.id, t.description, t.type.value, list(t.dependencies), t.status.value, result=t.result, error=t.error
+            )
+            for t in plan.tasks
+        ]
+    key = "steps" if isinstance(plan.get("steps"), list) and plan.get("steps") else "tasks"
+    return tasks_from_entries(plan.get(key) or [])
