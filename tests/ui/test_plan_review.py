@@ -165,7 +165,10 @@ async def test_the_reviewer_answers_an_engine_thread_and_marks_a_failed_revision
         await pilot.press("i")
         app.screen.query_one(Input).value = "make it better"
         await pilot.press("enter")
-        assert first.result(timeout=5).action == "amend"
+        # Wait on the loop, not in it: a blocking result() would stop the very
+        # loop that resolves the future (a 1-in-N failure under load).
+        await _until(pilot, first.done, "the amendment")
+        assert first.result().action == "amend"
         reviewer.report_error("The revised plan was rejected, the previous plan is kept: step 1: description: is blank")
         # review_loop asks again with the very same plan: the revision failed.
         second = engine.submit(reviewer.review, plan, "Survey the project")
@@ -174,7 +177,8 @@ async def test_the_reviewer_answers_an_engine_thread_and_marks_a_failed_revision
         assert "The revised plan was rejected; the previous plan is kept." in screen_text(app)
         assert "description: is blank" in screen_text(app)
         await pilot.press("escape")
-        assert second.result(timeout=5).action == "cancel"
+        await _until(pilot, second.done, "the cancel")
+        assert second.result().action == "cancel"
         await _until(pilot, lambda: not isinstance(app.screen, PlanReviewScreen), "the review to close")
         third = engine.submit(reviewer.review, plan, "Survey the project")
         await _until(pilot, lambda: isinstance(app.screen, PlanReviewScreen), "a new review")
