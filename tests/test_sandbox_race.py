@@ -174,6 +174,10 @@ def test_safe_fs_walk_holds_without_the_name_check(arena):
     assert escaped == 0 and all(kind != "crash" for kind, _ in outcomes), tally(outcomes, escaped)
     assert outside_untouched(outside)
     refusals = {text for kind, text in outcomes if kind == "refused"}
-    assert all("resolves outside the workspace through a symlink" in text or "does not exist" in text
-               for text in refusals), refusals
+    # Each refusal is one of the walk's own: the link led outside, the name
+    # was gone, or it changed between two looks (the walk retries, then gives
+    # up rather than guess) — the last only when the swapper wins the retries,
+    # which a loaded machine makes likelier.
+    safe = ("resolves outside the workspace through a symlink", "does not exist", "kept changing while it was being opened")
+    assert all(any(reason in text for reason in safe) for text in refusals), refusals
     assert any(kind == "ok" for kind, _ in outcomes) and refusals
