@@ -11,9 +11,9 @@ allows something must come from the person, not from a cloned repository.
 
 from __future__ import annotations
 
+from paicli_tui.atomic_file import write_atomically
+
 import json
-import os
-import tempfile
 from pathlib import Path
 
 from paicli_tui.config import ConfigError, config_dir, read_toml
@@ -73,12 +73,4 @@ def _write(path: Path, tables: dict[str, list[str]]) -> None:
         for where, rules in tables.items()
         if rules
     ]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".permissions.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(HEADER + "\n" + "\n".join(blocks))
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    write_atomically(path, HEADER + "\n" + "\n".join(blocks), ".permissions.")

@@ -12,9 +12,9 @@ workspace's path and the file's SHA-256: a changed file asks again.
 
 from __future__ import annotations
 
+from paicli_tui.atomic_file import write_atomically
+
 import json
-import os
-import tempfile
 from pathlib import Path
 
 from paicli_tui.config import ConfigError, config_dir, read_toml
@@ -39,15 +39,7 @@ def trust(workspace: Path, sha256: str, path: Path | None = None) -> Path:
     entries = [entry for entry in _entries(path) if entry[0] != where]
     entries.append((where, sha256))
     blocks = [f"[[workspace]]\npath = {json.dumps(p)}\nsha256 = {json.dumps(h)}\n" for p, h in entries]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".mcp-trust.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(HEADER + "\n" + "\n".join(blocks))
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    write_atomically(path, HEADER + "\n" + "\n".join(blocks), ".mcp-trust.")
     return path
 
 
