@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
-import sys
 import time
 
 import pytest
 
 from paicli_tui.llm.scripted import Reply, Script
-from tests.support.cli import events, ledger_lines, paicli_env, run_paicli
+from tests.support.cli import events, ledger_lines, paicli_env, run_paicli, start_paicli
 from tests.support.server import LoopbackServer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(90)]
@@ -160,11 +158,10 @@ def test_sigint_mid_run_cancels_and_exits_130(workspace, paicli_home):
         "task_1": [Reply(content="slow " * 400, chunk_chars=4, chunk_delay=0.05)],
     })
     with LoopbackServer(script) as server:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "paicli_tui", "run", "--mode", "plan", "--yes", "--base-url", server.base_url,
+        proc = start_paicli(
+            ["run", "--mode", "plan", "--yes", "--base-url", server.base_url,
              "--model", "m", "--workspace", str(workspace), "be slow"],
-            cwd=workspace, env=paicli_env(paicli_home), stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            home=paicli_home, cwd=workspace,
         )
         deadline = time.monotonic() + 20
         while not any(r.agent == "task_1" for r in script.requests) and time.monotonic() < deadline:

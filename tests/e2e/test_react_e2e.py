@@ -6,14 +6,12 @@ from __future__ import annotations
 import os
 import re
 import signal
-import subprocess
-import sys
 import time
 
 import pytest
 
 from paicli_tui.llm.scripted import Reply, Script
-from tests.support.cli import events, ledger_lines, paicli_env, run_paicli
+from tests.support.cli import events, ledger_lines, paicli_env, run_paicli, start_paicli
 from tests.support.server import LoopbackServer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(60)]
@@ -93,11 +91,10 @@ def test_command_past_its_timeout_is_killed_with_children(workspace, paicli_home
 def test_sigint_exits_130_and_leaves_a_readable_ledger(workspace, paicli_home):
     script = Script({"react": [Reply(content="slow " * 200, chunk_chars=4, chunk_delay=0.05)]})
     with LoopbackServer(script) as server:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "paicli_tui", "run", "--base-url", server.base_url, "--model", "m",
+        proc = start_paicli(
+            ["run", "--base-url", server.base_url, "--model", "m",
              "--workspace", str(workspace), "talk slowly"],
-            cwd=workspace, env=paicli_env(paicli_home), stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            home=paicli_home, cwd=workspace,
         )
         deadline = time.monotonic() + 15
         while not script.requests and time.monotonic() < deadline:

@@ -5,14 +5,12 @@ Ctrl+C in the middle of a long search."""
 from __future__ import annotations
 
 import signal
-import subprocess
-import sys
 import time
 
 import pytest
 
 from paicli_tui.llm.scripted import Reply, Script
-from tests.support.cli import ledger_lines, paicli_env, run_paicli
+from tests.support.cli import ledger_lines, paicli_env, run_paicli, start_paicli
 from tests.support.searches import SLOW_PATTERN, rg_searches_in, write_slow_tree
 from tests.support.server import LoopbackServer
 
@@ -39,11 +37,10 @@ def test_ctrl_c_during_a_search_stops_rg(workspace, paicli_home):
     write_slow_tree(workspace)
     script = Script({"react": [Reply(tool_calls=[("grep_code", {"pattern": SLOW_PATTERN})]), Reply(content="done")]})
     with LoopbackServer(script) as server:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "paicli_tui", "run", "--base-url", server.base_url, "--model", "m",
+        proc = start_paicli(
+            ["run", "--base-url", server.base_url, "--model", "m",
              "--workspace", str(workspace), "search"],
-            cwd=workspace, env=paicli_env(paicli_home), stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            home=paicli_home, cwd=workspace,
         )
         deadline = time.monotonic() + 30
         while not rg_searches_in(workspace) and time.monotonic() < deadline and proc.poll() is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -36,6 +37,25 @@ def run_paicli(
         timeout=timeout,
         env=env or paicli_env(home),
     )
+
+
+def start_paicli(args: list[str], *, home: Path, cwd: Path) -> subprocess.Popen:
+    """Start `paicli` for a test that signals it; stdout and stderr piped as text.
+
+    The child gets SIGINT at its default, as a terminal's foreground job has
+    it. A suite started as a script's background job (``cmd &``) inherits
+    SIGINT ignored, and a Python started that way keeps ignoring it, so a
+    test's SIGINT would do nothing. A Python-level handler in this process
+    becomes the default disposition in the child once it execs.
+    """
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-m", "paicli_tui", *args], cwd=cwd, env=paicli_env(home), stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def ledger_lines(home: Path) -> list[dict]:
