@@ -12,7 +12,8 @@ slows down or speeds up during the bench does not favour one side:
 - ``now``: the README's test command in this checkout.
 
 Every run starts cold, as on CI's clean clone: the ``__pycache__`` folders
-of the tree are removed first. The last line printed is one JSON object with
+of the tree are removed first. Each run's output is kept in a temporary log
+file named on its line. The last line printed is one JSON object with
 the wall times (median per configuration) and the ratios to ``one-process``
 and to ``before``; a run with a failing test is reported as such.
 
@@ -27,6 +28,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -51,7 +53,9 @@ def run_suite(tree: Path, args: list[str]) -> dict:
                           env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True)
     wall = time.monotonic() - started
     found = SUMMARY.search(done.stdout)
-    return {"wall_s": round(wall, 1), "exit": done.returncode,
+    log = Path(tempfile.mkstemp(prefix="paicli-suite-", suffix=".log")[1])
+    log.write_text(done.stdout + done.stderr, encoding="utf-8")
+    return {"wall_s": round(wall, 1), "exit": done.returncode, "log": str(log),
             "summary": found.group("text") if found else done.stdout.strip().splitlines()[-1:]}
 
 
@@ -68,6 +72,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--only", default="one-process,before,now", help="comma-separated configurations")
     options = parser.parse_args()
+    # Started as a script's background job (``cmd &``), this process has
+    # SIGINT ignored and its children would keep it so: the suite's SIGINT
+    # tests of an older commit (before start_paicli) would fail and time out.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     wanted = options.only.split(",")
     before_tree = worktree_at(options.before) if "before" in wanted else None
     configs = {"one-process": (ROOT, ["-n", "0"]), "before": (before_tree, []), "now": (ROOT, [])}
@@ -80,7 +88,7 @@ def main() -> None:
                 result = run_suite(tree, args)
                 results[name].append(result)
                 print(f"round {round_no + 1} {name:12} {result['wall_s']:7.1f} s  exit {result['exit']}  "
-                      f"{result['summary']}", flush=True)
+                      f"{result['summary']}  ({result['log']})", flush=True)
     finally:
         if before_tree is not None:
             subprocess.run(["git", "worktree", "remove", "--force", str(before_tree)], cwd=ROOT,
