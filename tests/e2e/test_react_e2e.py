@@ -88,14 +88,20 @@ def test_command_past_its_timeout_is_killed_with_children(workspace, paicli_home
     assert not os.path.exists(f"/proc/{child}"), "the command's child outlived the kill"
 
 
-def test_sigint_exits_130_and_leaves_a_readable_ledger(workspace, paicli_home):
+@pytest.mark.parametrize("suite_sigint", [signal.SIG_DFL, signal.SIG_IGN], ids=["foreground", "background-job"])
+def test_sigint_exits_130_and_leaves_a_readable_ledger(workspace, paicli_home, suite_sigint):
+    """Also when the suite itself has SIGINT ignored, as a script's ``cmd &`` has it."""
     script = Script({"react": [Reply(content="slow " * 200, chunk_chars=4, chunk_delay=0.05)]})
     with LoopbackServer(script) as server:
-        proc = start_paicli(
-            ["run", "--base-url", server.base_url, "--model", "m",
-             "--workspace", str(workspace), "talk slowly"],
-            home=paicli_home, cwd=workspace,
-        )
+        previous = signal.signal(signal.SIGINT, suite_sigint)
+        try:
+            proc = start_paicli(
+                ["run", "--base-url", server.base_url, "--model", "m",
+                 "--workspace", str(workspace), "talk slowly"],
+                home=paicli_home, cwd=workspace,
+            )
+        finally:
+            signal.signal(signal.SIGINT, previous)
         deadline = time.monotonic() + 15
         while not script.requests and time.monotonic() < deadline:
             time.sleep(0.05)
