@@ -7,7 +7,7 @@ slows down or speeds up during the bench does not favour one side:
 - ``one-process``: ``python -m pytest -n 0``, the way the suite ran when the
   issue was filed (no xdist);
 - ``before``: the README's test command (``python -m pytest``) in a temporary
-  git worktree at ``--before REF`` (default: the commit before this bench),
+  git worktree at ``--before REF`` (default ``HEAD~1``),
   so the old pytest configuration runs the same tests;
 - ``now``: the README's test command in this checkout.
 
@@ -56,7 +56,7 @@ def run_suite(tree: Path, args: list[str]) -> dict:
     log = Path(tempfile.mkstemp(prefix="paicli-suite-", suffix=".log")[1])
     log.write_text(done.stdout + done.stderr, encoding="utf-8")
     return {"wall_s": round(wall, 1), "exit": done.returncode, "log": str(log),
-            "summary": found.group("text") if found else done.stdout.strip().splitlines()[-1:]}
+            "summary": found.group("text") if found else "no pytest summary line (see the log)"}
 
 
 def worktree_at(ref: str) -> Path:
