@@ -36,7 +36,7 @@ RUNS = 3
 
 def serve(mode: str) -> None:
     """Child process: serve the stream until stdin closes."""
-    from paicli_tui.llm.scripted import Reply, sse_events
+    from paicli_tui.llm.offline.scripted import Reply, sse_events
     from tests.support.server import LoopbackServer
 
     reply = Reply(content="tok " * CHUNKS, chunk_chars=4, usage=None)

@@ -45,11 +45,11 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from index_repo import VERBS, WORDS, generate  # noqa: E402
 
-from paicli_tui.codeindex.graph import symbol_graph  # noqa: E402
-from paicli_tui.codeindex.indexer import Indexer  # noqa: E402
-from paicli_tui.codeindex.search import search_code  # noqa: E402
-from paicli_tui.memory.database import Database  # noqa: E402
-from paicli_tui.memory.text_query import CODE_NOISE, query_terms  # noqa: E402
+from paicli_tui.knowledge.codeindex.graph import symbol_graph  # noqa: E402
+from paicli_tui.knowledge.codeindex.indexer import Indexer  # noqa: E402
+from paicli_tui.knowledge.codeindex.search import search_code  # noqa: E402
+from paicli_tui.knowledge.memory.database import Database  # noqa: E402
+from paicli_tui.knowledge.memory.text_query import CODE_NOISE, query_terms  # noqa: E402
 from paicli_tui.tools.rg import rg_binary  # noqa: E402
 
 #: (question, files that answer it) about textual 8.2.8, paths inside the package.

@@ -19,7 +19,7 @@ from typing import Callable, Iterable, Iterator
 import httpx
 
 from paicli_tui.llm.cancel import CANCEL_EXTENSION
-from paicli_tui.llm.scripted import Reply, sse_events
+from paicli_tui.llm.offline.scripted import Reply, sse_events
 
 AGENT_HEADER = "x-paicli-agent"
 

@@ -37,7 +37,7 @@ LIMIT = 0.05
 
 
 def _plan_reply():
-    from paicli_tui.llm.scripted import Reply
+    from paicli_tui.llm.offline.scripted import Reply
 
     steps = [{"id": f"s{i}", "description": f"step number {i}: look at notes.txt and report line {i}",
               "dependencies": [f"s{i - WORKERS}"] if i > WORKERS else []} for i in range(1, STEPS + 1)]
@@ -52,7 +52,7 @@ class Responder:
         self.turn: dict[str, int] = {}
 
     def __call__(self, request):
-        from paicli_tui.llm.scripted import Reply
+        from paicli_tui.llm.offline.scripted import Reply
 
         if request.agent.startswith("reviewer"):
             return Reply(content='{"approved": true, "summary": "looks right", "issues": []}', delay=REVIEW_DELAY_S)
@@ -66,10 +66,10 @@ class Responder:
 
 
 def record(home: Path) -> Path:
-    from paicli_tui.config import Settings
-    from paicli_tui.llm.scripted import Script, ScriptedTransport
-    from paicli_tui.session import Session
-    from paicli_tui.tools.approval import AutoApprover
+    from paicli_tui.config.settings import Settings
+    from paicli_tui.llm.offline.scripted import Script, ScriptedTransport
+    from paicli_tui.session.live import Session
+    from paicli_tui.policy.approval import AutoApprover
 
     workspace = home / "ws"
     workspace.mkdir()
@@ -90,9 +90,9 @@ def record(home: Path) -> Path:
 def main() -> None:
     home = Path(tempfile.mkdtemp(prefix="paicli-replay-bench-"))
     os.environ["PAICLI_HOME"] = str(home)
-    from paicli_tui.ledger import read_ledger
+    from paicli_tui.records.ledger import read_ledger
     from paicli_tui.records.player import timeline
-    from paicli_tui.records.text_replay import replay_text
+    from paicli_tui.present.text_replay import replay_text
     from paicli_tui.records.verify import verify_ledger
 
     print(f"recording {STEPS} team steps on {WORKERS} workers …", flush=True)

@@ -47,9 +47,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from paicli_tui import events as ev  # noqa: E402
-from paicli_tui.config import Settings  # noqa: E402
+from paicli_tui.config.settings import Settings  # noqa: E402
 from paicli_tui.plan.parser import plan_from_dict  # noqa: E402
-from paicli_tui.session import Session  # noqa: E402
+from paicli_tui.session.live import Session  # noqa: E402
 from paicli_tui.ui.app import PaicliApp  # noqa: E402
 from paicli_tui.ui.run.pane_ops import TextOp  # noqa: E402
 from paicli_tui.ui.run.run_screen import RunScreen  # noqa: E402

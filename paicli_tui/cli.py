@@ -151,7 +151,7 @@ HANDLERS = {
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    from paicli_tui.config import ConfigError, check_dirs
+    from paicli_tui.config.settings import ConfigError, check_dirs
 
     try:
         # The app and `run` write a ledger, `undo` its record of what it restored, index and memory

@@ -566,7 +566,7 @@ class EventBus:
         self.clock = clock
         self._subscribers: list[Subscriber] = []
         self._lock = threading.Lock()
-        # A Redactor (paicli_tui.redaction) that every event passes before
+        # A Redactor (paicli_tui.policy.redaction) that every event passes before
         # any subscriber sees it; None when the session knows no secret.
         self._redactor = redactor if redactor else None
 

@@ -37,7 +37,7 @@ def paicli_home(tmp_path_factory, monkeypatch):
 @pytest.fixture
 def script():
     """An empty scripted model; tests add replies per agent."""
-    from paicli_tui.llm.scripted import Script
+    from paicli_tui.llm.offline.scripted import Script
 
     return Script()
 

@@ -11,16 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from paicli_tui.config import Settings
+from paicli_tui.config.settings import Settings
 from paicli_tui.events import ApprovalDecided, ApprovalRequested, EventBus, GrantAdded
 from paicli_tui.llm.types import ToolCall
-from paicli_tui.tools.approval import (
+from paicli_tui.policy.approval import (
     ApprovalAnswer, ApprovalRequest, AutoApprover, Decision, DenyApprover, TerminalApprover, headless_approver,
 )
 from paicli_tui.tools.base import ToolContext
-from paicli_tui.tools.grants import command_grant
-from paicli_tui.tools.registry import ToolRegistry
-from paicli_tui.tools.risk import RiskVerdict
+from paicli_tui.policy.grants import command_grant
+from paicli_tui.agent.registry import ToolRegistry
+from paicli_tui.policy.risk import RiskVerdict
 from paicli_tui.tools.trusted_urls import TrustedUrls
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import os
 
-from paicli_tui.attachments import MAX_BYTES, MAX_LINES, read_attachment, read_attachments, with_attachments
-from paicli_tui.config import Settings
-from paicli_tui.ledger import read_ledger
-from paicli_tui.llm.scripted import Reply, Script, ScriptedTransport
-from paicli_tui.session import Session
+from paicli_tui.session.attachments import MAX_BYTES, MAX_LINES, read_attachment, read_attachments, with_attachments
+from paicli_tui.config.settings import Settings
+from paicli_tui.records.ledger import read_ledger
+from paicli_tui.llm.offline.scripted import Reply, Script, ScriptedTransport
+from paicli_tui.session.live import Session
 
 
 def test_a_text_file_is_attached_whole(tmp_path):

@@ -7,8 +7,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from paicli_tui.codeindex.languages import language_of
-from paicli_tui.codeindex.parse import parse_source
+from paicli_tui.knowledge.codeindex.languages import language_of
+from paicli_tui.knowledge.codeindex.parse import parse_source
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 

@@ -9,12 +9,12 @@ import threading
 import time
 
 from paicli_tui import events as ev
-from paicli_tui.config import Settings
-from paicli_tui.headless import TextPrinter
-from paicli_tui.llm.scripted import Reply, Script, ScriptedTransport
-from paicli_tui.session import Session
-from paicli_tui.tools.approval import AutoApprover
-from paicli_tui.ui.bridge.event_lines import describe
+from paicli_tui.config.settings import Settings
+from paicli_tui.present.headless import TextPrinter
+from paicli_tui.llm.offline.scripted import Reply, Script, ScriptedTransport
+from paicli_tui.session.live import Session
+from paicli_tui.policy.approval import AutoApprover
+from paicli_tui.present.event_lines import describe
 
 BASE_URL = "http://scripted.invalid/v1"
 

@@ -10,10 +10,10 @@ import stat
 
 import pytest
 
-from paicli_tui.config import Settings
-from paicli_tui.llm.scripted import Reply, Script
-from paicli_tui.session import Session
-from paicli_tui.tools.approval import AutoApprover, Decision, DenyApprover
+from paicli_tui.config.settings import Settings
+from paicli_tui.llm.offline.scripted import Reply, Script
+from paicli_tui.session.live import Session
+from paicli_tui.policy.approval import AutoApprover, Decision, DenyApprover
 from tests.support.recorder import approve, done, task_plan, team_plan
 from tests.support.server import LoopbackServer
 

@@ -11,10 +11,10 @@ import time
 
 import pytest
 
-from paicli_tui.codeindex.graph import symbol_graph
-from paicli_tui.codeindex.indexer import Indexer
-from paicli_tui.codeindex.search import search_code
-from paicli_tui.memory.database import Database
+from paicli_tui.knowledge.codeindex.graph import symbol_graph
+from paicli_tui.knowledge.codeindex.indexer import Indexer
+from paicli_tui.knowledge.codeindex.search import search_code
+from paicli_tui.knowledge.memory.database import Database
 from tests.support.shop_tree import FILES, write_shop
 
 @pytest.fixture

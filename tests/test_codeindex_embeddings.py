@@ -10,11 +10,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from paicli_tui.codeindex.embeddings import Embedder
-from paicli_tui.codeindex.indexer import Indexer
-from paicli_tui.codeindex.search import search_code
-from paicli_tui.config import Settings
-from paicli_tui.memory.database import Database
+from paicli_tui.knowledge.codeindex.embeddings import Embedder
+from paicli_tui.knowledge.codeindex.indexer import Indexer
+from paicli_tui.knowledge.codeindex.search import search_code
+from paicli_tui.config.settings import Settings
+from paicli_tui.knowledge.memory.database import Database
 
 #: A toy embedding: one dimension per concept, found by the words that mean it.
 CONCEPTS = {"money": ("cost", "price", "discount", "amount", "cheaper"),

@@ -4,10 +4,10 @@ the graph can match, identifier uses; and chunks cut along definitions."""
 
 from __future__ import annotations
 
-from paicli_tui.codeindex.chunks import MAX_LINES, chunk_code, chunk_markdown
-from paicli_tui.codeindex.imports import module_keys
-from paicli_tui.codeindex.languages import language_of
-from paicli_tui.codeindex.parse import parse_source
+from paicli_tui.knowledge.codeindex.chunks import MAX_LINES, chunk_code, chunk_markdown
+from paicli_tui.knowledge.codeindex.imports import module_keys
+from paicli_tui.knowledge.codeindex.languages import language_of
+from paicli_tui.knowledge.codeindex.parse import parse_source
 
 
 def _defs(path, language, source):

@@ -8,13 +8,13 @@ import threading
 
 import pytest
 
-from paicli_tui.config import Settings
+from paicli_tui.config.settings import Settings
 from paicli_tui.llm.types import ToolCall
-from paicli_tui.secret_names import looks_like_secret_name, looks_like_secret_value
-from paicli_tui.tools.approval import AutoApprover
+from paicli_tui.config.secret_names import looks_like_secret_name, looks_like_secret_value
+from paicli_tui.policy.approval import AutoApprover
 from paicli_tui.tools.base import ToolContext
 from paicli_tui.tools.command_env import CommandEnvPolicy
-from paicli_tui.tools.registry import ToolRegistry
+from paicli_tui.agent.registry import ToolRegistry
 from paicli_tui.tools.trusted_urls import TrustedUrls
 
 CREDENTIALS = {
@@ -96,7 +96,7 @@ def test_a_passed_credential_is_still_redacted_from_what_is_printed(workspace, e
 
 
 def test_pass_and_drop_lists_read_from_the_environment(monkeypatch):
-    from paicli_tui.config import load_settings
+    from paicli_tui.config.settings import load_settings
 
     monkeypatch.setenv("PAICLI_COMMAND_ENV_PASS", "GH_TOKEN, NPM_*")
     settings = load_settings()

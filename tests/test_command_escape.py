@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from paicli_tui.config import Settings
+from paicli_tui.config.settings import Settings
 from paicli_tui.llm.types import ToolCall
 from paicli_tui.tools import process
-from paicli_tui.tools.approval import AutoApprover
+from paicli_tui.policy.approval import AutoApprover
 from paicli_tui.tools.base import ToolContext
-from paicli_tui.tools.registry import ToolRegistry
+from paicli_tui.agent.registry import ToolRegistry
 from paicli_tui.tools.trusted_urls import TrustedUrls
 from tests.support.procs import alive, gone_within, kill_quietly, read_pids
 
@@ -98,8 +98,8 @@ def test_background_processes_left_in_the_group_are_named_and_killed_at_shutdown
 
 
 def test_closing_the_session_kills_what_its_commands_left_running(tmp_path):
-    from paicli_tui.llm.scripted import Reply, Script, ScriptedTransport
-    from paicli_tui.session import Session
+    from paicli_tui.llm.offline.scripted import Reply, Script, ScriptedTransport
+    from paicli_tui.session.live import Session
 
     command = "sleep 300 > /dev/null 2>&1 & echo $! > pids"
     script = Script({"react": [Reply(tool_calls=[("execute_command", {"command": command})]), Reply(content="started")]})

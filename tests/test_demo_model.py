@@ -14,19 +14,19 @@ import pytest
 
 from paicli_tui import events as ev
 from paicli_tui.agent.loop import Agent
-from paicli_tui.config import Settings
+from paicli_tui.config.settings import Settings
 from paicli_tui.llm.client import ChatClient
-from paicli_tui.llm.demo import DemoTransport
-from paicli_tui.llm.demo_roles import SCRATCH_FILE
+from paicli_tui.llm.offline.demo import DemoTransport
+from paicli_tui.llm.offline.demo_roles import SCRATCH_FILE
 from paicli_tui.plan import PlanStatus, TaskStatus, parse_plan
 from paicli_tui.plan.context import task_message
 from paicli_tui.plan.planner import Planner
-from paicli_tui.prompt_assembler import PromptAssembler, with_turn_context
+from paicli_tui.prompting.assembler import PromptAssembler, with_turn_context
 from paicli_tui.team import parse_review_verdict, parse_worker_report
 from paicli_tui.team.orchestrator import TeamOrchestrator
 from paicli_tui.team.step_context import retry_message, review_message, step_message
-from paicli_tui.tools.approval import ApprovalRequest, Decision
-from paicli_tui.tools.registry import ToolRegistry
+from paicli_tui.policy.approval import ApprovalRequest, Decision
+from paicli_tui.agent.registry import ToolRegistry
 
 pytestmark = pytest.mark.timeout(30)
 

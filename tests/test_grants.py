@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from paicli_tui.config import Settings
+from paicli_tui.config.settings import Settings
 from paicli_tui.events import GrantKept
-from paicli_tui.llm.scripted import Script, ScriptedTransport
-from paicli_tui.saved_grants import load_saved_rules, saved_grants_file
-from paicli_tui.session import Session
-from paicli_tui.tools.grants import Grant, GrantStore, command_grant, parse_rule, proposed_grants
+from paicli_tui.llm.offline.scripted import Script, ScriptedTransport
+from paicli_tui.policy.saved_grants import load_saved_rules, saved_grants_file
+from paicli_tui.session.live import Session
+from paicli_tui.policy.grants import Grant, GrantStore, command_grant, parse_rule, proposed_grants
 
 
 @pytest.mark.parametrize(("command", "rule"), [

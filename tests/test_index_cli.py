@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from paicli_tui.memory.database import database_path
+from paicli_tui.knowledge.memory.database import database_path
 from tests.support.cli import paicli_env, run_paicli
 
 pytestmark = pytest.mark.timeout(120)
@@ -102,7 +102,7 @@ def test_a_killed_indexer_leaves_a_usable_index(tmp_path, paicli_home):
     assert conn.execute("SELECT count(*) FROM symbols").fetchone()[0] == 8 * files
     conn.close()
 
-    from paicli_tui.knowledge import Knowledge
+    from paicli_tui.knowledge.service import Knowledge
 
     hits = Knowledge(ws).search_code("handler route request")
     assert hits and all(hit.path.endswith(".py") for hit in hits)

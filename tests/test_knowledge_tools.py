@@ -8,13 +8,13 @@ import threading
 
 import pytest
 
-from paicli_tui.config import Settings
-from paicli_tui.knowledge import Knowledge
+from paicli_tui.config.settings import Settings
+from paicli_tui.knowledge.service import Knowledge
 from paicli_tui.llm.types import ToolCall
-from paicli_tui.memory.database import Database
-from paicli_tui.tools.approval import DenyApprover
+from paicli_tui.knowledge.memory.database import Database
+from paicli_tui.policy.approval import DenyApprover
 from paicli_tui.tools.base import ToolContext
-from paicli_tui.tools.registry import ToolRegistry
+from paicli_tui.agent.registry import ToolRegistry
 from paicli_tui.tools.trusted_urls import TrustedUrls
 
 

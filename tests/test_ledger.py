@@ -8,7 +8,7 @@ import stat
 import threading
 
 from paicli_tui.events import AgentNote, EventBus, ModelDelta, ModelError
-from paicli_tui.ledger import Ledger, ledger_path, read_ledger
+from paicli_tui.records.ledger import Ledger, ledger_path, read_ledger
 
 FAKE_KEY = "sk-FAKEKEY-0123456789abcdef"
 

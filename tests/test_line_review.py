@@ -11,7 +11,7 @@ from paicli_tui.llm.types import ChatResult, ModelConnectionError
 from paicli_tui.plan.model import Plan, Task, TaskType
 from paicli_tui.plan.planner import Planner
 from paicli_tui.plan.review import LineReviewer, ReviewDecision, review_loop
-from paicli_tui.prompt_assembler import PromptAssembler
+from paicli_tui.prompting.assembler import PromptAssembler
 
 
 def diamond() -> Plan:

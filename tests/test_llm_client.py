@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from paicli_tui.config import Settings
+from paicli_tui.config.settings import Settings
 from paicli_tui.events import EventBus, ModelDelta, ModelRequest, ModelResponse
-from paicli_tui.ledger import Ledger
+from paicli_tui.records.ledger import Ledger
 from paicli_tui.llm.client import ChatClient
-from paicli_tui.llm.scripted import Reply, Script, ScriptedTransport
+from paicli_tui.llm.offline.scripted import Reply, Script, ScriptedTransport
 from paicli_tui.llm.types import Delta, ModelResponseError, ModelStreamError, ToolCall, Usage
 
 FAKE_KEY = "sk-FAKE-KEY-0123456789-must-never-leak"

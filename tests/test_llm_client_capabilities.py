@@ -12,7 +12,7 @@ import pytest
 
 from paicli_tui.events import CapabilityDropped, EventBus, ModelRequest, ModelRetry
 from paicli_tui.llm.client import ChatClient
-from paicli_tui.llm.scripted import Reply, Script
+from paicli_tui.llm.offline.scripted import Reply, Script
 from paicli_tui.llm.structured_output import at_most, kind_of, response_format, weaker
 from paicli_tui.llm.types import ModelHTTPError
 from tests.support.server import LoopbackServer

@@ -12,7 +12,7 @@ import pytest
 
 from paicli_tui.events import EventBus, ModelCallCancelled, ModelError as ModelErrorEvent, ModelRetry
 from paicli_tui.llm.client import ChatClient
-from paicli_tui.llm.scripted import Reply
+from paicli_tui.llm.offline.scripted import Reply
 from paicli_tui.llm.types import (
     ModelAuthError,
     ModelCancelled,

@@ -13,7 +13,7 @@ import pytest
 
 from paicli_tui.events import EventBus, ModelRetry
 from paicli_tui.llm.client import ChatClient
-from paicli_tui.llm.scripted import Reply
+from paicli_tui.llm.offline.scripted import Reply
 from paicli_tui.llm.types import ModelDeadlineError, ModelResponseError, ModelStreamError
 from tests.support.cli import paicli_env
 from tests.support.server import LoopbackServer, RawReply, pings_forever, repeated, sse_chunk

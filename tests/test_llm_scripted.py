@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from paicli_tui.llm.client import ChatClient
-from paicli_tui.llm.scripted import RecordedRequest, Reply, Script, ScriptedTransport, json_body, sse_events
+from paicli_tui.llm.offline.scripted import RecordedRequest, Reply, Script, ScriptedTransport, json_body, sse_events
 from paicli_tui.llm.types import ModelHTTPError, ModelStreamError, Usage
 from tests.support.server import LoopbackServer
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paicli_tui.llm.scripted import Reply, sse_events
+from paicli_tui.llm.offline.scripted import Reply, sse_events
 from paicli_tui.llm.sse import SSEDecoder, SSELimitError, StreamAccumulator
 from paicli_tui.llm.types import Delta, ModelStreamError, ToolCall, Usage
 

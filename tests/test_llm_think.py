@@ -13,12 +13,12 @@ from hypothesis import strategies as st
 
 from paicli_tui.events import EventBus, ModelResponse
 from paicli_tui.llm.client import ChatClient
-from paicli_tui.llm.scripted import Reply
+from paicli_tui.llm.offline.scripted import Reply
 from paicli_tui.llm.sse import StreamAccumulator
 from paicli_tui.llm.think import ThinkSplitter, split_think
 from paicli_tui.llm.types import Delta
 from paicli_tui.plan.planner import Planner
-from paicli_tui.prompt_assembler import PromptAssembler
+from paicli_tui.prompting.assembler import PromptAssembler
 
 PLAN = json.dumps({"summary": "s", "steps": [{"id": "a", "description": "read the README"}]})
 

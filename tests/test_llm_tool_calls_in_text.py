@@ -11,15 +11,15 @@ import threading
 import pytest
 
 from paicli_tui.agent.loop import Agent
-from paicli_tui.config import Settings
+from paicli_tui.config.settings import Settings
 from paicli_tui.events import EventBus, ModelResponse, ToolCallFinished
-from paicli_tui.ledger import Ledger
+from paicli_tui.records.ledger import Ledger
 from paicli_tui.llm.client import ChatClient
 from paicli_tui.llm.markup import recover_tool_calls
-from paicli_tui.llm.scripted import Reply, Script, ScriptedTransport
+from paicli_tui.llm.offline.scripted import Reply, Script, ScriptedTransport
 from paicli_tui.llm.types import ChatResult, ToolCall
-from paicli_tui.tools.approval import AutoApprover
-from paicli_tui.tools.registry import ToolRegistry
+from paicli_tui.policy.approval import AutoApprover
+from paicli_tui.agent.registry import ToolRegistry
 
 pytestmark = pytest.mark.timeout(30)
 

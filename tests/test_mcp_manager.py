@@ -10,7 +10,7 @@ import pytest
 
 from paicli_tui.events import EventBus
 from paicli_tui.mcp.manager import McpManager
-from paicli_tui.mcp.settings import McpSettings
+from paicli_tui.config.mcp_settings import McpSettings
 from paicli_tui.mcp.specs import load_mcp_config
 from paicli_tui.tools.base import ToolError, ToolStopped
 from paicli_tui.tools.process import LIVE_GROUPS

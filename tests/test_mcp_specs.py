@@ -7,12 +7,12 @@ import json
 
 import pytest
 
-from paicli_tui.config import ConfigError, Settings, load_settings
-from paicli_tui.mcp.settings import McpSettings
+from paicli_tui.config.settings import ConfigError, Settings, load_settings
+from paicli_tui.config.mcp_settings import McpSettings
 from paicli_tui.mcp.specs import load_mcp_config
 from paicli_tui.mcp.trust import is_trusted, trust
-from paicli_tui.mcp.wiring import with_server_secrets, workspace_trusted
-from paicli_tui.redaction import Redactor
+from paicli_tui.session.mcp_wiring import with_server_secrets, workspace_trusted
+from paicli_tui.policy.redaction import Redactor
 
 
 def settings(**servers) -> McpSettings:

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 from mcp import types
 
-from paicli_tui.config import Settings
+from paicli_tui.config.settings import Settings
 from paicli_tui.llm.types import ToolCall
 from paicli_tui.mcp.mentions import find_mentions
 from paicli_tui.mcp.tool import McpTool, exposed_name, result_text
-from paicli_tui.tools.approval import Decision
+from paicli_tui.policy.approval import Decision
 from paicli_tui.tools.base import ToolContext
-from paicli_tui.tools.grants import Grant, parse_rule, proposed_grants
-from paicli_tui.tools.registry import ToolRegistry
+from paicli_tui.policy.grants import Grant, parse_rule, proposed_grants
+from paicli_tui.agent.registry import ToolRegistry
 from paicli_tui.tools.trusted_urls import TrustedUrls
 
 

@@ -12,11 +12,11 @@ import pytest
 
 from paicli_tui import events as ev
 from paicli_tui.events import EventBus
-from paicli_tui.knowledge import Knowledge
-from paicli_tui.memory.database import MIGRATIONS, SCHEMA_VERSION, Database, DatabaseError, database_path
-from paicli_tui.memory.facts import FactError, MemoryStore
-from paicli_tui.memory.recall import memory_block
-from paicli_tui.redaction import Redactor
+from paicli_tui.knowledge.service import Knowledge
+from paicli_tui.knowledge.memory.database import MIGRATIONS, SCHEMA_VERSION, Database, DatabaseError, database_path
+from paicli_tui.knowledge.memory.facts import FactError, MemoryStore
+from paicli_tui.knowledge.memory.recall import memory_block
+from paicli_tui.policy.redaction import Redactor
 
 
 def _knowledge(tmp_path, **kwargs) -> tuple[Knowledge, list]:

@@ -12,13 +12,13 @@ import threading
 import pytest
 
 from paicli_tui import events as ev
-from paicli_tui.config import Settings
-from paicli_tui.llm.scripted import Reply, Script, ScriptedTransport
-from paicli_tui.memory.database import database_path
-from paicli_tui.memory.facts import MemoryStore
-from paicli_tui.memory.database import Database
-from paicli_tui.session import Session
-from paicli_tui.tools.approval import AutoApprover
+from paicli_tui.config.settings import Settings
+from paicli_tui.llm.offline.scripted import Reply, Script, ScriptedTransport
+from paicli_tui.knowledge.memory.database import database_path
+from paicli_tui.knowledge.memory.facts import MemoryStore
+from paicli_tui.knowledge.memory.database import Database
+from paicli_tui.session.live import Session
+from paicli_tui.policy.approval import AutoApprover
 from tests.support.recorder import approve, done, task_plan, team_plan
 
 pytestmark = pytest.mark.timeout(40)
@@ -136,7 +136,7 @@ def test_recalled_facts_change_the_user_message_not_the_system_prompt(tmp_path):
 
 
 def test_the_person_reads_what_agents_kept_and_what_was_dropped():
-    from paicli_tui.ui.bridge.event_lines import argument_subject, describe
+    from paicli_tui.present.event_lines import argument_subject, describe
 
     kept = describe(ev.MemorySaved("task_1", 7, "the build uses ninja", "agent", "s/1"))
     assert kept is not None and "kept in memory as fact 7: the build uses ninja" in kept.text

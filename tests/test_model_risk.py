@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from paicli_tui.config import load_settings
+from paicli_tui.config.settings import load_settings
 from paicli_tui.llm.client import ChatClient
-from paicli_tui.llm.scripted import Reply, Script, ScriptedTransport
+from paicli_tui.llm.offline.scripted import Reply, Script, ScriptedTransport
 from paicli_tui.llm.types import ToolCall
-from paicli_tui.prompt_assembler import PromptAssembler
-from paicli_tui.tools.approval import Decision
+from paicli_tui.prompting.assembler import PromptAssembler
+from paicli_tui.policy.approval import Decision
 from paicli_tui.tools.base import ToolContext
-from paicli_tui.tools.model_risk import ModelRiskChecker
-from paicli_tui.tools.registry import ToolRegistry
+from paicli_tui.policy.model_risk import ModelRiskChecker
+from paicli_tui.agent.registry import ToolRegistry
 from paicli_tui.tools.trusted_urls import TrustedUrls
 
 

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from paicli_tui.config import PRESETS, Settings
+from paicli_tui.config.settings import PRESETS, Settings
 from paicli_tui.plan.ordered_schema import MAX_STEPS, ORDERED_PLAN_SCHEMA
 from paicli_tui.plan.parser import parse_plan
 from paicli_tui.plan.planner import planner_options

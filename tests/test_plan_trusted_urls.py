@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from paicli_tui.config import Settings
-from paicli_tui.llm.scripted import Reply, Script, ScriptedTransport
-from paicli_tui.session import Session
-from paicli_tui.tools.approval import AutoApprover
+from paicli_tui.config.settings import Settings
+from paicli_tui.llm.offline.scripted import Reply, Script, ScriptedTransport
+from paicli_tui.session.live import Session
+from paicli_tui.policy.approval import AutoApprover
 from tests.support.http import SearchBackend, serve
 from tests.support.recorder import task_plan
 

@@ -14,7 +14,7 @@ from paicli_tui.plan.executor import PlanExecutor, TaskOutcome
 from paicli_tui.plan.model import Plan, PlanStatus, Task, TaskStatus
 from paicli_tui.plan.parser import PlanError
 from paicli_tui.plan.planner import TOOL_CALL_ERROR, Planner
-from paicli_tui.prompt_assembler import PromptAssembler
+from paicli_tui.prompting.assembler import PromptAssembler
 
 DIAMOND = json.dumps(
     {

@@ -3,7 +3,7 @@ have an estimate out of the box, config wins, local servers cost nothing."""
 
 from __future__ import annotations
 
-from paicli_tui.config import Price, PRESETS
+from paicli_tui.config.settings import Price, PRESETS
 from paicli_tui.llm.types import Usage
 from paicli_tui.records.cost import cost_of
 from paicli_tui.records.prices import BUILTIN_PRICES, builtin_price, model_price

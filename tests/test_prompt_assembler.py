@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from paicli_tui import resources
-from paicli_tui.prompt_assembler import (
+from paicli_tui.config import resources
+from paicli_tui.prompting.assembler import (
     ROLES,
     TOOL_LESS_ROLES,
     PromptAssembler,
     turn_context,
     with_turn_context,
 )
-from paicli_tui.prompt_sections import replace_sections, split_sections, take_section
+from paicli_tui.prompting.sections import replace_sections, split_sections, take_section
 
 TOOL_ROLES = [r for r in ROLES if r not in TOOL_LESS_ROLES]
 MODE_HEADINGS = {

@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from paicli_tui import resources
+from paicli_tui.config import resources
 from paicli_tui.plan import parse_plan
-from paicli_tui.prompt_assembler import ROLES, TOOL_LESS_ROLES
+from paicli_tui.prompting.assembler import ROLES, TOOL_LESS_ROLES
 from paicli_tui.team import parse_review_verdict, parse_worker_report
 
 PLAN_FORMAT = (

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from paicli_tui.agent.budget import Budget, RunBudget
-from paicli_tui.llm.scripted import Reply, Script
+from paicli_tui.llm.offline.scripted import Reply, Script
 from paicli_tui.records.report import session_reports
 from tests.support.recorder import lines_of, record, task_plan
 

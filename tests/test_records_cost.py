@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from paicli_tui.config import ConfigError, Price, load_settings
+from paicli_tui.config.settings import ConfigError, Price, load_settings
 from paicli_tui.events import ModelResponse
-from paicli_tui.llm.scripted import Reply, Script
+from paicli_tui.llm.offline.scripted import Reply, Script
 from paicli_tui.llm.types import Usage
 from paicli_tui.records.cost import cost_of
 from paicli_tui.records.report import session_reports

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from paicli_tui.records.report import session_reports
 from paicli_tui.records.sessions import summarize_session
-from paicli_tui.records.text_replay import replay_text
+from paicli_tui.present.text_replay import replay_text
 from paicli_tui.records.verify import render, verify_ledger
 from tests.support.recorder import lines_of, team_with_retry
 
@@ -96,7 +96,7 @@ def test_one_broken_ledger_does_not_hide_the_other_sessions(recorded, tmp_path, 
 
 def _wrong(event: str, field: str):
     """A JSON value the field's declared type does not allow."""
-    from paicli_tui.ledger_schema import payload_specs
+    from paicli_tui.records.ledger_schema import payload_specs
 
     check = payload_specs()[event][field][0]
     return next(value for value in (7, "x", {"a": 1}, [{"id": 1}], 1.5, True, None) if not check(value))
@@ -126,7 +126,7 @@ def test_every_field_of_every_line_retyped_or_dropped(recorded, tmp_path):
 
 
 def _required() -> dict[str, set[str]]:
-    from paicli_tui.ledger_schema import payload_specs
+    from paicli_tui.records.ledger_schema import payload_specs
     import dataclasses
 
     return {name: {f for f, (_, _, default) in spec.items() if default is dataclasses.MISSING}

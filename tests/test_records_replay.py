@@ -12,11 +12,11 @@ import pytest
 
 from paicli_tui import events as ev
 from paicli_tui.events import EventBus
-from paicli_tui.headless import TextPrinter
-from paicli_tui.ledger import Ledger, LedgerLine, read_ledger
+from paicli_tui.present.headless import TextPrinter
+from paicli_tui.records.ledger import Ledger, LedgerLine, read_ledger
 from paicli_tui.records.player import Timed, deltas_of, play, timeline
 from paicli_tui.records.rebuild import event_classes, rebuild
-from paicli_tui.records.text_replay import replay_text
+from paicli_tui.present.text_replay import replay_text
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -167,10 +167,10 @@ def test_a_cancelled_playback_stops():
 def test_text_replay_prints_what_the_live_run_printed(tmp_path):
     """The live printer and the replay see the same kinds of events; with
     streamed react content the text is identical too."""
-    from paicli_tui.config import Settings
-    from paicli_tui.llm.scripted import Reply, Script, ScriptedTransport
-    from paicli_tui.session import Session
-    from paicli_tui.tools.approval import AutoApprover
+    from paicli_tui.config.settings import Settings
+    from paicli_tui.llm.offline.scripted import Reply, Script, ScriptedTransport
+    from paicli_tui.session.live import Session
+    from paicli_tui.policy.approval import AutoApprover
 
     (tmp_path / "notes.txt").write_text("alpha\n", encoding="utf-8")
     script = Script({"react": [Reply(tool_calls=[("read_file", {"path": "notes.txt"})]), Reply(content="It says alpha, all of it " * 4)]})
@@ -191,11 +191,11 @@ def test_text_replay_prints_what_the_live_run_printed(tmp_path):
 
 
 def test_a_text_replay_of_an_app_session_shows_each_input_and_a_plan_cancelled_at_review(tmp_path):
-    from paicli_tui.config import Settings
-    from paicli_tui.llm.scripted import Reply, Script, ScriptedTransport
+    from paicli_tui.config.settings import Settings
+    from paicli_tui.llm.offline.scripted import Reply, Script, ScriptedTransport
     from paicli_tui.plan.review import ReviewDecision
-    from paicli_tui.session import Session
-    from paicli_tui.tools.approval import AutoApprover
+    from paicli_tui.session.live import Session
+    from paicli_tui.policy.approval import AutoApprover
 
     class Cancels:
         def review(self, plan, goal):

@@ -8,11 +8,11 @@ import threading
 
 import pytest
 
-from paicli_tui.config import Settings
-from paicli_tui.llm.scripted import Script, ScriptedTransport
-from paicli_tui.records.replay_session import ReplayReadOnly, ReplaySession
-from paicli_tui.session import Session
-from paicli_tui.tools.approval import AutoApprover
+from paicli_tui.config.settings import Settings
+from paicli_tui.llm.offline.scripted import Script, ScriptedTransport
+from paicli_tui.session.replay import ReplayReadOnly, ReplaySession
+from paicli_tui.session.live import Session
+from paicli_tui.policy.approval import AutoApprover
 from paicli_tui.ui.app import PaicliApp
 from paicli_tui.ui.bridge.event_pump import EventPump
 from paicli_tui.ui.run.pane_ops import op_text

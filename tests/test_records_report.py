@@ -69,7 +69,7 @@ def test_an_unfinished_run_says_so(tmp_path):
 
 
 def test_text_report_has_a_row_per_step_a_lane_per_worker_and_every_result(tmp_path):
-    from paicli_tui.records.report_text import render_text
+    from paicli_tui.present.report_text import render_text
 
     (report,) = session_reports(team_with_retry(tmp_path))
     out = render_text([report])
@@ -85,7 +85,7 @@ def test_text_report_has_a_row_per_step_a_lane_per_worker_and_every_result(tmp_p
 
 
 def test_markdown_report_is_a_table_a_timeline_and_folded_results(tmp_path):
-    from paicli_tui.records.report_text import render_markdown
+    from paicli_tui.present.report_text import render_markdown
 
     (report,) = session_reports(team_with_retry(tmp_path))
     text = render_markdown([report])

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from paicli_tui.cli import main as paicli
-from paicli_tui.ledger import ledger_dir
-from paicli_tui.llm.scripted import Reply, Script
+from paicli_tui.records.ledger import ledger_dir
+from paicli_tui.llm.offline.scripted import Reply, Script
 from paicli_tui.records.sessions import SessionNotFound, list_sessions, resolve_session
 from tests.support.recorder import record, team_with_retry
 
@@ -69,10 +69,10 @@ def test_an_unknown_session_is_one_line_and_exit_1(command, capsys):
 
 def _app_session(tmp_path, goals: list[str], script: Script):
     """Like the app: one session, several runs one after another."""
-    from paicli_tui.config import Settings
-    from paicli_tui.llm.scripted import ScriptedTransport
-    from paicli_tui.session import Session
-    from paicli_tui.tools.approval import AutoApprover
+    from paicli_tui.config.settings import Settings
+    from paicli_tui.llm.offline.scripted import ScriptedTransport
+    from paicli_tui.session.live import Session
+    from paicli_tui.policy.approval import AutoApprover
 
     workspace = tmp_path / "app-ws"
     workspace.mkdir(exist_ok=True)

@@ -8,7 +8,7 @@ import copy
 
 import pytest
 
-from paicli_tui.llm.scripted import Reply, Script
+from paicli_tui.llm.offline.scripted import Reply, Script
 from paicli_tui.records.verify import render, verify_ledger
 from tests.support.recorder import approve, done, lines_of, record, team_plan, write_lines
 

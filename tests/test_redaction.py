@@ -12,15 +12,15 @@ import threading
 import pytest
 
 from paicli_tui import events as ev
-from paicli_tui.config import Settings
-from paicli_tui.headless import JsonPrinter, TextPrinter
-from paicli_tui.ledger import Ledger, ledger_path
+from paicli_tui.config.settings import Settings
+from paicli_tui.present.headless import JsonPrinter, TextPrinter
+from paicli_tui.records.ledger import Ledger, ledger_path
 from paicli_tui.llm.types import ToolCall
-from paicli_tui.redaction import REDACTED, Redactor, redact_secret_shapes
-from paicli_tui.session import RunOutcome
-from paicli_tui.tools.approval import AutoApprover
+from paicli_tui.policy.redaction import REDACTED, Redactor, redact_secret_shapes
+from paicli_tui.session.live import RunOutcome
+from paicli_tui.policy.approval import AutoApprover
 from paicli_tui.tools.base import ToolContext
-from paicli_tui.tools.registry import ToolRegistry
+from paicli_tui.agent.registry import ToolRegistry
 from paicli_tui.tools.trusted_urls import TrustedUrls
 
 SHORT = "abcde"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from paicli_tui.tools.risk import classify_command, split_commands
+from paicli_tui.policy.risk import classify_command, split_commands
 
 SAFE = [
     "ls -la",

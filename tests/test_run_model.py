@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from paicli_tui import events as ev
 from paicli_tui.ui.bridge.event_pump import EventPump
-from paicli_tui.ui.common.figures import format_elapsed, format_tokens
+from paicli_tui.present.figures import format_elapsed, format_tokens
 from paicli_tui.ui.run import pane_ops as ops
 from paicli_tui.ui.run.run_figures import heading_figures
 from paicli_tui.ui.run.run_model import RunModel, tasks_from_plan
@@ -207,7 +207,7 @@ def test_the_heading_counts_done_tasks_busy_workers_tokens_and_cost():
              ev.ModelResponse("worker-1", "c1", "x", "", (), "stop", 9000, 500, 0, 1.0)])
     clock.now = 112.4
     price = {"prompt": 1.0, "completion": 4.0, "cached": 0.0}
-    from paicli_tui.config import Price
+    from paicli_tui.config.settings import Price
 
     assert heading_figures(m, Price(**price)) == "1/3 done · 00:12 elapsed · 9.5k tok · ≈$0.01 · 1/2 workers busy"
     assert heading_figures(m, None, compact=True) == "1/3 done · 00:12 · 9.5k tok · 1/2 busy"

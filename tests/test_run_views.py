@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rich.cells import cell_len
 
-from paicli_tui.ui.common.figures import approximate_cost, format_clock, format_elapsed, narrow_glyphs
+from paicli_tui.present.figures import approximate_cost, format_clock, format_elapsed, narrow_glyphs
 from paicli_tui.ui.run.plain_log import WrappedText, wrap
 from paicli_tui.ui.run.run_hints import hints_for
 from paicli_tui.ui.run.run_layout import MIN_PANE_WIDTH, plan_layout, tree_width

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from paicli_tui.tools import safe_fs
-from paicli_tui.tools.approval import AutoApprover
+from paicli_tui.policy.approval import AutoApprover
 from paicli_tui.tools.base import ToolContext, ToolError
 from paicli_tui.tools.files import EditFile, ReadFile, WriteFile
 from paicli_tui.tools.listing import ListDir

@@ -9,16 +9,16 @@ import json
 
 import pytest
 
-from paicli_tui.config import Settings
+from paicli_tui.config.settings import Settings
 from paicli_tui.events import RepairRequested
-from paicli_tui.ledger import read_ledger
-from paicli_tui.llm.scripted import Reply, Script, ScriptedTransport
+from paicli_tui.records.ledger import read_ledger
+from paicli_tui.llm.offline.scripted import Reply, Script, ScriptedTransport
 from paicli_tui.plan.ordered_schema import ORDERED_PLAN_SCHEMA
 from paicli_tui.plan.schema import PLAN_REPLY_SCHEMA, PLAN_VALIDATOR
 from paicli_tui.records.verify import render, verify_ledger
 from paicli_tui.team.reply_schemas import REVIEW_VERDICT_SCHEMA, WORKER_REPORT_SCHEMA
-from paicli_tui.tools.approval import AutoApprover
-from paicli_tui.ui.bridge.event_lines import describe
+from paicli_tui.policy.approval import AutoApprover
+from paicli_tui.present.event_lines import describe
 from tests.support.recorder import approve, done, task_plan, team_plan
 
 pytestmark = pytest.mark.timeout(30)
@@ -32,7 +32,7 @@ BAD_DEPENDENCY_ERROR = 'task 2 (id "b"): dependencies[0]: unknown id "c"'
 
 def run(tmp_path, kind: str, script: Script, goal: str = "the goal", **settings):
     """(outcome, ledger lines as dicts, ledger path) of one run."""
-    from paicli_tui.session import Session
+    from paicli_tui.session.live import Session
 
     workspace = tmp_path / "ws"
     workspace.mkdir(exist_ok=True)

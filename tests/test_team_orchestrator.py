@@ -11,7 +11,7 @@ from collections import deque
 
 import pytest
 
-from paicli_tui.config import Settings
+from paicli_tui.config.settings import Settings
 from paicli_tui.events import (
     EventBus,
     HistoryCleared,
@@ -23,13 +23,13 @@ from paicli_tui.events import (
     WorkerReportParsed,
 )
 from paicli_tui.llm.client import ChatClient
-from paicli_tui.llm.scripted import RecordedRequest, Reply, ScriptedTransport
+from paicli_tui.llm.offline.scripted import RecordedRequest, Reply, ScriptedTransport
 from paicli_tui.plan.model import PlanStatus, TaskStatus
 from paicli_tui.plan.parser import PlanError, parse_plan
-from paicli_tui.prompt_assembler import PromptAssembler
+from paicli_tui.prompting.assembler import PromptAssembler
 from paicli_tui.team.orchestrator import TeamOrchestrator
-from paicli_tui.tools.approval import AutoApprover
-from paicli_tui.tools.registry import ToolRegistry
+from paicli_tui.policy.approval import AutoApprover
+from paicli_tui.agent.registry import ToolRegistry
 from paicli_tui.tools.trusted_urls import TrustedUrls
 from tests.support.http import SearchBackend, serve
 

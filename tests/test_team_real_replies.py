@@ -10,9 +10,9 @@ import json
 import pytest
 
 from paicli_tui import events as ev
-from paicli_tui.llm.scripted import Reply
+from paicli_tui.llm.offline.scripted import Reply
 from paicli_tui.plan.model import PlanStatus, TaskStatus
-from paicli_tui.ui.bridge.event_lines import describe
+from paicli_tui.present.event_lines import describe
 from paicli_tui.ui.run.pane_ops import VerdictOp
 from paicli_tui.ui.run.run_model import RunModel, tasks_from_plan
 from tests.test_team_orchestrator import StepScript, Team, approve, plan_of

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from paicli_tui.config import Settings
+from paicli_tui.config.settings import Settings
 from paicli_tui.llm.types import ToolCall
-from paicli_tui.tools.approval import AutoApprover
+from paicli_tui.policy.approval import AutoApprover
 from paicli_tui.tools.base import ToolContext
 from paicli_tui.tools.files import READ_CAP_BYTES
-from paicli_tui.tools.registry import ToolRegistry
+from paicli_tui.agent.registry import ToolRegistry
 from paicli_tui.tools.trusted_urls import TrustedUrls
 
 

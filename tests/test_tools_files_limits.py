@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from paicli_tui.tools.approval import AutoApprover
+from paicli_tui.policy.approval import AutoApprover
 from paicli_tui.tools.base import ToolContext, ToolError
 from paicli_tui.tools.files import (DIFF_CAP_BYTES, EDIT_CAP_BYTES, READ_CAP_BYTES, EditFile, ReadFile, WriteFile,
                                    _select_lines)
@@ -28,7 +28,7 @@ RSS_LIMIT_KB = 150 * 1024
 PROBE = r"""
 import json, sys, threading
 from pathlib import Path
-from paicli_tui.tools.approval import AutoApprover
+from paicli_tui.policy.approval import AutoApprover
 from paicli_tui.tools.base import ToolContext, ToolError
 from paicli_tui.tools.files import EditFile, ReadFile, WriteFile
 from paicli_tui.tools.trusted_urls import TrustedUrls

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 import paicli_tui
-from paicli_tui.config import Settings
+from paicli_tui.config.settings import Settings
 from paicli_tui.llm.types import ToolCall
-from paicli_tui.tools.approval import AutoApprover
+from paicli_tui.policy.approval import AutoApprover
 from paicli_tui.tools.base import Deadline, ToolContext
-from paicli_tui.tools.registry import ToolRegistry
+from paicli_tui.agent.registry import ToolRegistry
 from paicli_tui.tools.trusted_urls import TrustedUrls
 from tests.support.searches import SLOW_PATTERN, rg_searches_in, write_slow_tree
 
@@ -170,11 +170,11 @@ DROP_DAC = textwrap.dedent("""
 CHILD = textwrap.dedent("""
     import json, os, sys, threading
     from pathlib import Path
-    from paicli_tui.config import Settings
+    from paicli_tui.config.settings import Settings
     from paicli_tui.llm.types import ToolCall
-    from paicli_tui.tools.approval import AutoApprover
+    from paicli_tui.policy.approval import AutoApprover
     from paicli_tui.tools.base import ToolContext
-    from paicli_tui.tools.registry import ToolRegistry
+    from paicli_tui.agent.registry import ToolRegistry
     from paicli_tui.tools.trusted_urls import TrustedUrls
     workspace = Path(sys.argv[1])
     try:

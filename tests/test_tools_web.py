@@ -10,11 +10,11 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from paicli_tui.config import Settings
+from paicli_tui.config.settings import Settings
 from paicli_tui.llm.types import ToolCall
-from paicli_tui.tools.approval import AutoApprover
+from paicli_tui.policy.approval import AutoApprover
 from paicli_tui.tools.base import ToolContext
-from paicli_tui.tools.registry import ToolRegistry
+from paicli_tui.agent.registry import ToolRegistry
 from paicli_tui.tools.search import SearchHit
 from paicli_tui.tools.trusted_urls import TrustedUrls
 from tests.support.http import serve

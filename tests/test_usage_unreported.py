@@ -11,8 +11,8 @@ import io
 import pytest
 
 from paicli_tui import events as ev
-from paicli_tui.headless import NO_USAGE, TextPrinter
-from paicli_tui.llm.scripted import Reply, Script
+from paicli_tui.present.headless import NO_USAGE, TextPrinter
+from paicli_tui.llm.offline.scripted import Reply, Script
 from paicli_tui.records.report import session_reports
 from tests.support.recorder import lines_of, record, task_plan
 

@@ -25,9 +25,9 @@ from paicli_tui.llm.types import ChatResult, ModelCancelled, ModelDeadlineError,
 
 if TYPE_CHECKING:
     from paicli_tui.llm.client import ChatClient
-    from paicli_tui.tools.approval import Approver
+    from paicli_tui.policy.approval import Approver
     from paicli_tui.tools.base import ToolResult
-    from paicli_tui.tools.registry import ToolRegistry
+    from paicli_tui.agent.registry import ToolRegistry
     from paicli_tui.tools.trusted_urls import TrustedUrls
 
 OutcomeStatus = Literal["final", "partial", "cancelled", "failed"]
@@ -270,6 +270,6 @@ class Agent:
 
 
 def _deny_all():
-    from paicli_tui.tools.approval import DenyApprover
+    from paicli_tui.policy.approval import DenyApprover
 
     return DenyApprover()

@@ -13,7 +13,7 @@ from typing import BinaryIO, Callable
 from paicli_tui.checkpoints.store import CHUNK, MISSING, FileState
 from paicli_tui.tools import safe_fs
 from paicli_tui.tools.base import ToolError
-from paicli_tui.tools.sandbox import display_path, resolve_in_workspace
+from paicli_tui.tools.confinement import display_path, resolve_in_workspace
 
 #: (source, size) → (kept, sha256, bytes read)
 Keeper = Callable[[BinaryIO, int], tuple[bool, str, int]]

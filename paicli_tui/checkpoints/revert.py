@@ -20,7 +20,7 @@ from paicli_tui.checkpoints import files
 from paicli_tui.checkpoints.store import Change, CheckpointStore, FileState, RunRecord
 from paicli_tui.tools.base import ToolError
 from paicli_tui.tools.files import unified_diff
-from paicli_tui.tools.sandbox import looks_binary
+from paicli_tui.tools.confinement import looks_binary
 
 if TYPE_CHECKING:
     from paicli_tui.checkpoints.recorder import CheckpointRecorder

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
-from paicli_tui.config import data_dir
+from paicli_tui.config.settings import data_dir
 
 DEFAULT_MAX_BYTES = 256 * 2**20
 #: A run that never recorded its end (another paicli still running, or one

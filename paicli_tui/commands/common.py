@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from paicli_tui.config import ConfigError, Settings, load_settings
+from paicli_tui.config.settings import ConfigError, Settings, load_settings
 
 #: argparse attribute → Settings field, for flags that override settings.
 FLAG_SETTINGS = {

@@ -45,9 +45,9 @@ class ProgressLine:
 
 
 def main(args: argparse.Namespace) -> int:
-    from paicli_tui.codeindex.indexer import IndexBuildError
-    from paicli_tui.knowledge import Knowledge
-    from paicli_tui.memory.database import DatabaseError
+    from paicli_tui.knowledge.codeindex.indexer import IndexBuildError
+    from paicli_tui.knowledge.service import Knowledge
+    from paicli_tui.knowledge.memory.database import DatabaseError
 
     settings = load_or_fail(args)
     if isinstance(settings, int):

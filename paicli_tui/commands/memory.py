@@ -11,9 +11,9 @@ from paicli_tui.commands.common import CommandError, fail, workspace_from_args
 
 
 def main(args: argparse.Namespace) -> int:
-    from paicli_tui.knowledge import Knowledge
-    from paicli_tui.memory.database import DatabaseError
-    from paicli_tui.memory.facts import FactError
+    from paicli_tui.knowledge.service import Knowledge
+    from paicli_tui.knowledge.memory.database import DatabaseError
+    from paicli_tui.knowledge.memory.facts import FactError
 
     try:
         knowledge = Knowledge(workspace_from_args(args))

@@ -31,7 +31,7 @@ def main(args: argparse.Namespace) -> int:
     except SessionNotFound as exc:
         return fail(str(exc), 1)
     if args.text:
-        from paicli_tui.records.text_replay import replay_text
+        from paicli_tui.present.text_replay import replay_text
 
         warnings: list[str] = []
         try:
@@ -55,7 +55,7 @@ def _replay_on_screen(args: argparse.Namespace, path, speed: float | None) -> in
     transcript, and each plan/team run opens the run screen at its
     ``run_started`` event, exactly as a live run does."""
     from paicli_tui.commands.common import load_or_fail
-    from paicli_tui.records.replay_session import ReplaySession
+    from paicli_tui.session.replay import ReplaySession
 
     settings = load_or_fail(args)
     if isinstance(settings, int):

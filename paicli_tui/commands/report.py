@@ -10,9 +10,9 @@ import json
 import sys
 
 from paicli_tui.commands.common import fail
-from paicli_tui.config import ConfigError, load_settings
+from paicli_tui.config.settings import ConfigError, load_settings
 from paicli_tui.records.report import session_reports
-from paicli_tui.records.report_text import render_markdown, render_text
+from paicli_tui.present.report_text import render_markdown, render_text
 from paicli_tui.records.sessions import SessionNotFound, resolve_session
 
 

@@ -19,12 +19,12 @@ import time
 from concurrent.futures import TimeoutError as FutureTimeout
 
 from paicli_tui.commands.common import CommandError, fail, load_or_fail, workspace_from_args
-from paicli_tui.headless import JsonPrinter, TextPrinter
-from paicli_tui.shutdown import CANCEL_GRACE_S, QuietStream, SignalShutdown
+from paicli_tui.present.headless import JsonPrinter, TextPrinter
+from paicli_tui.session.shutdown import CANCEL_GRACE_S, QuietStream, SignalShutdown
 
 
 def _approver(args: argparse.Namespace):
-    from paicli_tui.tools.approval import AutoApprover, DenyApprover, TerminalApprover
+    from paicli_tui.policy.approval import AutoApprover, DenyApprover, TerminalApprover
 
     if args.yes:
         return AutoApprover()
@@ -97,7 +97,7 @@ def main(args: argparse.Namespace) -> int:
 
 def _run(args, settings, workspace, goal, plan, out, err, shutdown: SignalShutdown) -> int:
     from paicli_tui.plan.review import LineReviewer
-    from paicli_tui.session import Session
+    from paicli_tui.session.live import Session
 
     reviewer = None
     if not args.yes and args.mode in ("plan", "team"):

@@ -7,7 +7,7 @@ SIGTERM and SIGHUP cancel the run as Esc does and close the app: the ledger
 gets ``run_cancelled`` and ``run_outcome``, every command process group is
 killed, and the exit code is 143 (SIGTERM) or 129 (SIGHUP). A second signal,
 or the run not stopping within CANCEL_GRACE_S, exits at once (see
-paicli_tui/shutdown.py). Textual's Linux driver handles neither signal."""
+paicli_tui/session/shutdown.py). Textual's Linux driver handles neither signal."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 
 from paicli_tui.commands.common import CommandError, fail, load_or_fail, workspace_from_args
-from paicli_tui.config import ConfigError
-from paicli_tui.shutdown import CANCEL_GRACE_S, SignalShutdown
+from paicli_tui.config.settings import ConfigError
+from paicli_tui.session.shutdown import CANCEL_GRACE_S, SignalShutdown
 
 
 def main(args: argparse.Namespace) -> int:
@@ -39,7 +39,7 @@ def main(args: argparse.Namespace) -> int:
             return fail(str(exc), 2)
 
     from paicli_tui.llm.types import ModelError
-    from paicli_tui.session import Session
+    from paicli_tui.session.live import Session
     from paicli_tui.ui.app import PaicliApp
     from paicli_tui.ui.bridge.approver import UiApprover
     from paicli_tui.ui.bridge.plan_reviewer import UIPlanReviewer

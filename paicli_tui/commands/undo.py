@@ -11,7 +11,7 @@ import time
 from paicli_tui.checkpoints.revert import RevertPlan, run_label
 from paicli_tui.checkpoints.service import Checkpoints
 from paicli_tui.commands.common import CommandError, fail, workspace_from_args
-from paicli_tui.ledger import new_session_id
+from paicli_tui.records.ledger import new_session_id
 
 _LABEL_CHARS = 50
 #: Exit codes: 0 done (or nothing to do), 1 some file kept or not restored.

@@ -57,7 +57,7 @@ from paicli_tui.llm.types import (
 )
 
 if TYPE_CHECKING:
-    from paicli_tui.config import ResponseFormatKind, Settings
+    from paicli_tui.config.settings import ResponseFormatKind, Settings
     from paicli_tui.events import EventBus
 
 
@@ -131,7 +131,7 @@ class ChatClient:
         if settings.provider == "demo":
             label = "demo (DEMO)"
             if transport is None:
-                from paicli_tui.llm.demo import DemoTransport
+                from paicli_tui.llm.offline.demo import DemoTransport
 
                 transport = DemoTransport()
         client = cls(
@@ -148,7 +148,7 @@ class ChatClient:
             retry_max_delay=settings.retry_max_delay,
             model_label=label,
         )
-        from paicli_tui.config import is_local_url
+        from paicli_tui.config.settings import is_local_url
 
         if settings.api_key_env is not None or not is_local_url(resolved.base_url):
             client.api_key_env = resolved.api_key_env

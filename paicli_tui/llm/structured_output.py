@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from paicli_tui.config import ResponseFormatKind
+from paicli_tui.config.settings import ResponseFormatKind
 
 #: Strongest first: a refused form is replaced by the next one.
 LADDER: tuple[ResponseFormatKind, ...] = ("json_schema", "json_object_schema", "json_object", "none")

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from paicli_tui.events import EventBus, McpServerChanged, McpWorkspaceTrusted
-from paicli_tui.mcp.settings import McpSettings
+from paicli_tui.config.mcp_settings import McpSettings
 from paicli_tui.mcp.specs import McpConfig, ServerSpec
 from paicli_tui.tools.base import ToolError, ToolStopped
 

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from paicli_tui.mcp.settings import REFERENCE, McpServerSettings, McpSettings, secret_header, server_name_problem
-from paicli_tui.secret_names import looks_like_secret_name
+from paicli_tui.config.mcp_settings import REFERENCE, McpServerSettings, McpSettings, secret_header, server_name_problem
+from paicli_tui.config.secret_names import looks_like_secret_name
 
 WORKSPACE_FILE = ".mcp.json"
 

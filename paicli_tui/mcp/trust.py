@@ -12,12 +12,12 @@ workspace's path and the file's SHA-256: a changed file asks again.
 
 from __future__ import annotations
 
-from paicli_tui.atomic_file import write_atomically
+from paicli_tui.config.atomic_file import write_atomically
 
 import json
 from pathlib import Path
 
-from paicli_tui.config import ConfigError, config_dir, read_toml
+from paicli_tui.config.settings import ConfigError, config_dir, read_toml
 
 HEADER = "# Written by paicli: workspace .mcp.json files you agreed to start (/mcp). Delete a block to be asked again.\n"
 

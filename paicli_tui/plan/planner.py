@@ -27,10 +27,10 @@ from paicli_tui.plan.model import Plan, Task, TaskStatus
 from paicli_tui.plan.parser import PlanError, parse_plan
 from paicli_tui.plan.ordered_schema import ORDERED_PLAN_SCHEMA
 from paicli_tui.plan.schema import PLAN_REPLY_SCHEMA
-from paicli_tui.prompt_assembler import with_turn_context
+from paicli_tui.prompting.assembler import with_turn_context
 
 if TYPE_CHECKING:
-    from paicli_tui.config import Settings
+    from paicli_tui.config.settings import Settings
 
 TOOL_CALL_ERROR = "planner answered with tool calls; this role has no tools; tool call not executed"
 

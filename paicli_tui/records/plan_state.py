@@ -6,7 +6,7 @@ version starts with fresh statuses (replanned ids restart at task_1).
 
 from __future__ import annotations
 
-from paicli_tui.ledger import LedgerLine
+from paicli_tui.records.ledger import LedgerLine
 
 FAILED_LIKE = frozenset({"FAILED", "BLOCKED"})
 TERMINAL = frozenset({"COMPLETED", "FAILED", "SKIPPED", "BLOCKED", "CANCELLED"})

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from paicli_tui import events as ev
-from paicli_tui.ledger import LedgerLine
+from paicli_tui.records.ledger import LedgerLine
 from paicli_tui.records.rebuild import rebuild
 
 CHUNK_CHARS = 24

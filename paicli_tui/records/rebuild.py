@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Iterable
 
 from paicli_tui import events as ev
-from paicli_tui.ledger import LedgerLine
+from paicli_tui.records.ledger import LedgerLine
 
 
 def _subclasses(cls: type) -> list[type]:

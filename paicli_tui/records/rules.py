@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from paicli_tui.ledger import LedgerLine
+from paicli_tui.records.ledger import LedgerLine
 from paicli_tui.records.plan_state import TERMINAL, PlanState
 from paicli_tui.team.structured import UNREADABLE
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from paicli_tui.ledger import LedgerLine
+from paicli_tui.records.ledger import LedgerLine
 from paicli_tui.records.cost import cost_of
 from paicli_tui.records.runs import RunLines
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from paicli_tui.ledger import LedgerLine, read_ledger
+from paicli_tui.records.ledger import LedgerLine, read_ledger
 
 
 @dataclass

@@ -10,7 +10,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from paicli_tui.ledger import ledger_dir, read_ledger
+from paicli_tui.records.ledger import ledger_dir, read_ledger
 
 
 class SessionNotFound(Exception):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from paicli_tui.ledger import TORN, LedgerLine
+from paicli_tui.records.ledger import TORN, LedgerLine
 from paicli_tui.records.plan_state import PlanState
 from paicli_tui.records.rules import RULES, Violation
 from paicli_tui.records.runs import RunLines, load, split_runs

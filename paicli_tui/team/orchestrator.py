@@ -22,11 +22,11 @@ from paicli_tui.team.step_runner import StepRunner
 from paicli_tui.team.subagent import ORCHESTRATOR, SubAgent
 
 if TYPE_CHECKING:
-    from paicli_tui.config import Settings
+    from paicli_tui.config.settings import Settings
     from paicli_tui.llm.client import ChatClient
-    from paicli_tui.prompt_assembler import PromptAssembler
-    from paicli_tui.tools.approval import Approver
-    from paicli_tui.tools.registry import ToolRegistry
+    from paicli_tui.prompting.assembler import PromptAssembler
+    from paicli_tui.policy.approval import Approver
+    from paicli_tui.agent.registry import ToolRegistry
     from paicli_tui.tools.trusted_urls import TrustedUrls
 
 

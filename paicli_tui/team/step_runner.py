@@ -22,7 +22,7 @@ from paicli_tui.events import (
 from paicli_tui.llm.role_client import repair_request, truncated
 from paicli_tui.plan.executor import TaskOutcome
 from paicli_tui.plan.model import Plan, Task
-from paicli_tui.prompt_assembler import with_turn_context
+from paicli_tui.prompting.assembler import with_turn_context
 from paicli_tui.team.messages import AgentMessage, MessageType
 from paicli_tui.team.step_context import retry_message, review_message, step_message
 from paicli_tui.team.structured import UNREADABLE, StructuredReplyError, WorkerReport, parse_worker_report

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from paicli_tui.events import EventBus
-    from paicli_tui.tools.approval import Approver
+    from paicli_tui.policy.approval import Approver
     from paicli_tui.tools.trusted_urls import TrustedUrls
 
 

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Iterable, Mapping
 
-from paicli_tui.secret_names import looks_like_secret_name, looks_like_secret_value
+from paicli_tui.config.secret_names import looks_like_secret_name, looks_like_secret_value
 
 if TYPE_CHECKING:
-    from paicli_tui.config import Settings
+    from paicli_tui.config.settings import Settings
 
 def _matches(name: str, patterns: Iterable[str]) -> bool:
     return any(fnmatchcase(name, pattern) for pattern in patterns)

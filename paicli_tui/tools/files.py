@@ -10,7 +10,7 @@ from typing import Any, BinaryIO
 
 from paicli_tui.tools import safe_fs
 from paicli_tui.tools.base import Tool, ToolContext, ToolError, ToolResult, object_schema, plural
-from paicli_tui.tools.sandbox import display_path, looks_binary, resolve_in_workspace
+from paicli_tui.tools.confinement import display_path, looks_binary, resolve_in_workspace
 
 READ_CAP_BYTES = 256 * 1024
 BINARY_SNIFF_BYTES = 8192

@@ -12,7 +12,7 @@ from typing import Any
 from paicli_tui.tools.base import Tool, ToolContext, ToolError, ToolResult, object_schema, plural
 from paicli_tui.tools.globs import glob_matcher, glob_start
 from paicli_tui.tools.rg import RgProcess, common_flags, fatal_error
-from paicli_tui.tools.sandbox import display_path, looks_binary, resolve_in_workspace
+from paicli_tui.tools.confinement import display_path, looks_binary, resolve_in_workspace
 from paicli_tui.tools.walk import search_arg, shown_unreadable, skipped_note, virtualenv_excludes
 
 DEFAULT_MATCHES = 100

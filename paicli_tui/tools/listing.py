@@ -8,7 +8,7 @@ from typing import Any
 from paicli_tui.tools import safe_fs
 from paicli_tui.tools.base import Tool, ToolContext, ToolError, ToolResult, object_schema, plural
 from paicli_tui.tools.globs import glob_matcher, glob_start
-from paicli_tui.tools.sandbox import display_path, resolve_in_workspace
+from paicli_tui.tools.confinement import display_path, resolve_in_workspace
 from paicli_tui.tools.walk import Listing, skipped_note, workspace_files
 
 LIST_CAP = 1000

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Iterator
 
 from paicli_tui.tools.base import ToolContext, ToolError
-from paicli_tui.tools.sandbox import SKIP_DIRS
+from paicli_tui.tools.confinement import SKIP_DIRS
 
 POLL_S = 0.05
 """How often a blocked read wakes up to look at cancel and the deadline."""

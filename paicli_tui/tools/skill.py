@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from paicli_tui.events import SkillLoaded
-from paicli_tui.skills import Skill, body
+from paicli_tui.prompting.skills import Skill, body
 from paicli_tui.tools import safe_fs
 from paicli_tui.tools.base import Tool, ToolContext, ToolError, ToolResult, object_schema
 

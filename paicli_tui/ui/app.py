@@ -16,9 +16,9 @@ from typing import Any
 from textual.app import App
 from textual.binding import Binding
 
-from paicli_tui.config import remember
-from paicli_tui.shutdown import exit_code_for, signal_name
-from paicli_tui.tools.approval import ApprovalAnswer, Decision
+from paicli_tui.config.settings import remember
+from paicli_tui.session.shutdown import exit_code_for, signal_name
+from paicli_tui.policy.approval import ApprovalAnswer, Decision
 from paicli_tui.ui.bridge.approver import ApprovalPrompt, UiApprover, resolve
 from paicli_tui.ui.bridge.run_screens import RunScreens
 from paicli_tui.ui.approval.approval import ApprovalScreen
@@ -105,7 +105,7 @@ class PaicliApp(App[None]):
     # -- SIGTERM / SIGHUP (issue 12) ------------------------------------------------
 
     def request_signal_exit(self, signum: int) -> None:
-        """Called by the SIGTERM/SIGHUP handler (paicli_tui.shutdown). Python
+        """Called by the SIGTERM/SIGHUP handler (paicli_tui.session.shutdown). Python
         runs it in the main thread, in the middle of whatever the event loop
         was doing: only hand the work to the loop, never touch state here."""
         loop = self._signal_loop

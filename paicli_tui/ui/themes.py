@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
-from paicli_tui.resources import packaged_dir, user_dir
+from paicli_tui.config.resources import packaged_dir, user_dir
 
 DEFAULT_DARK = "paicli-dark"
 

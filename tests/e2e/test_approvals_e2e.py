@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from paicli_tui.llm.scripted import Reply, Script
+from paicli_tui.llm.offline.scripted import Reply, Script
 from tests.support.cli import events, ledger_lines, paicli_env, run_paicli
 from tests.support.pty_app import PtyApp
 from tests.support.server import LoopbackServer

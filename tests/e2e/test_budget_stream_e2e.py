@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from paicli_tui.llm.scripted import Reply
+from paicli_tui.llm.offline.scripted import Reply
 from tests.support.cli import events, ledger_lines, run_paicli
 from tests.support.server import LoopbackServer, RawReply, pings_forever, tokens_every
 

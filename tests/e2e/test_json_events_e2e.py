@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from paicli_tui.llm.scripted import Script
+from paicli_tui.llm.offline.scripted import Script
 from tests.support.cli import ledger_lines, run_paicli
 from tests.support.recorder import StepResponder, team_plan
 from tests.support.server import LoopbackServer

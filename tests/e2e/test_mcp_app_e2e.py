@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from paicli_tui.llm.scripted import Reply, Script
+from paicli_tui.llm.offline.scripted import Reply, Script
 from tests.support.cli import events, ledger_lines, paicli_env
 from tests.support.mcp_config import assert_all_gone, pids_in, stdio_table
 from tests.support.pty_app import PtyApp

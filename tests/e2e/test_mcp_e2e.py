@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from paicli_tui.llm.scripted import Reply, Script
+from paicli_tui.llm.offline.scripted import Reply, Script
 from tests.support.cli import events, ledger_lines, paicli_env, run_paicli
 from tests.support.mcp_config import HttpServer, assert_all_gone, http_table, stdio_table
 from tests.support.server import LoopbackServer
@@ -258,7 +258,7 @@ def test_an_allow_rule_or_distrust_of_read_only_marks_changes_what_asks(workspac
 
 
 def _newest_ledger(home):
-    from paicli_tui.ledger import read_ledger
+    from paicli_tui.records.ledger import read_ledger
 
     path = max((home / "history" / "raw").glob("*.jsonl"), key=lambda p: p.stat().st_mtime_ns)
     return [line.data for line in read_ledger(path)]
@@ -294,7 +294,7 @@ def test_a_workspace_mcp_json_starts_only_once_the_person_agreed_to_that_file(wo
         assert not pidfile.exists()
 
         from paicli_tui.mcp.specs import load_mcp_config
-        from paicli_tui.mcp.settings import McpSettings
+        from paicli_tui.config.mcp_settings import McpSettings
 
         trust(workspace, load_mcp_config(McpSettings(), workspace).workspace_sha256)
         agreed = run(paicli_home, workspace, model, "hello")

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from paicli_tui.llm.scripted import Reply, Script
+from paicli_tui.llm.offline.scripted import Reply, Script
 from tests.support.cli import events, ledger_lines, paicli_env, run_paicli, start_paicli
 from tests.support.server import LoopbackServer
 

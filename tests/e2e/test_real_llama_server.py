@@ -20,7 +20,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from paicli_tui import events as ev
-from paicli_tui.headless import NO_USAGE
+from paicli_tui.present.headless import NO_USAGE
 from paicli_tui.llm.client import ChatClient
 from paicli_tui.llm.structured_output import response_format
 from paicli_tui.llm.types import ModelCancelled, Usage

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from paicli_tui.llm.scripted import Reply, Script
+from paicli_tui.llm.offline.scripted import Reply, Script
 from tests.support.cli import run_paicli
 from tests.support.server import LoopbackServer
 from tests.support.recorder import StepResponder, broken, done, task_plan, team_plan

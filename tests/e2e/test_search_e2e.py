@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from paicli_tui.llm.scripted import Reply, Script
+from paicli_tui.llm.offline.scripted import Reply, Script
 from tests.support.cli import ledger_lines, paicli_env, run_paicli, start_paicli
 from tests.support.searches import SLOW_PATTERN, rg_searches_in, write_slow_tree
 from tests.support.server import LoopbackServer

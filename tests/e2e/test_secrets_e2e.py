@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler
 
 import pytest
 
-from paicli_tui.llm.scripted import Reply, Script
+from paicli_tui.llm.offline.scripted import Reply, Script
 from tests.support.cli import events, ledger_lines, paicli_env, run_paicli
 from tests.support.http import serve
 from tests.support.server import LoopbackServer

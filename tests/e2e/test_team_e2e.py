@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from paicli_tui.llm.scripted import RecordedRequest, Reply, Script
+from paicli_tui.llm.offline.scripted import RecordedRequest, Reply, Script
 from tests.support.cli import events, ledger_lines, run_paicli
 from tests.support.recorder import approve, done, reject, team_plan
 from tests.support.server import LoopbackServer

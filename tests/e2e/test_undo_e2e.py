@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from paicli_tui.llm.scripted import Reply, Script
+from paicli_tui.llm.offline.scripted import Reply, Script
 from tests.support.cli import paicli_env, run_paicli
 from tests.support.server import LoopbackServer
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from paicli_tui.ledger import read_ledger
+from paicli_tui.records.ledger import read_ledger
 
 
 def paicli_env(home: Path, **extra: str) -> dict[str, str]:

@@ -10,10 +10,10 @@ import re
 import threading
 from pathlib import Path
 
-from paicli_tui.config import Settings
-from paicli_tui.ledger import read_ledger
-from paicli_tui.llm.scripted import Reply, Script, ScriptedTransport
-from paicli_tui.tools.approval import AutoApprover
+from paicli_tui.config.settings import Settings
+from paicli_tui.records.ledger import read_ledger
+from paicli_tui.llm.offline.scripted import Reply, Script, ScriptedTransport
+from paicli_tui.policy.approval import AutoApprover
 
 TIMEOUT_S = 20
 
@@ -48,7 +48,7 @@ def broken() -> Reply:
 
 def record(tmp_path: Path, kind: str, goal: str, script: Script, **settings) -> Path:
     """Run ``goal`` in ``kind`` mode to its end; return the ledger path."""
-    from paicli_tui.session import Session
+    from paicli_tui.session.live import Session
 
     workspace = tmp_path / "ws"
     workspace.mkdir(exist_ok=True)

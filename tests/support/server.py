@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable, Iterable
 
-from paicli_tui.llm.scripted import (
+from paicli_tui.llm.offline.scripted import (
     Headers,
     RecordedRequest,
     Reply,

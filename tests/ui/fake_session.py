@@ -1,4 +1,4 @@
-"""A stand-in for paicli_tui.session.Session with the same surface: a real
+"""A stand-in for paicli_tui.session.live.Session with the same surface: a real
 EventBus that tests publish real events onto (from threads when they like),
 and a record of what the UI asked for."""
 
@@ -9,11 +9,11 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 
-from paicli_tui.config import Settings
+from paicli_tui.config.settings import Settings
 from paicli_tui.events import EventBus, ModeChanged, ModelResponse
 from paicli_tui.llm.types import Usage
-from paicli_tui.tools.grants import Grant, GrantStore
-from paicli_tui.config import checked_mode, next_mode
+from paicli_tui.policy.grants import Grant, GrantStore
+from paicli_tui.config.settings import checked_mode, next_mode
 
 #: A fixed string so snapshots never show a temp path.
 WORKSPACE = Path("/work/demo-project")

@@ -14,7 +14,7 @@ from textual.app import App, ComposeResult
 from textual.screen import Screen
 from textual.widgets import Static
 
-from paicli_tui.config import Settings
+from paicli_tui.config.settings import Settings
 from paicli_tui.events import EventBus
 from paicli_tui.plan.model import Plan
 from paicli_tui.plan.parser import parse_plan

@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from paicli_tui.config import Settings
-from paicli_tui.ledger import read_ledger
-from paicli_tui.llm.scripted import Reply, Script, ScriptedTransport
-from paicli_tui.session import Session
+from paicli_tui.config.settings import Settings
+from paicli_tui.records.ledger import read_ledger
+from paicli_tui.llm.offline.scripted import Reply, Script, ScriptedTransport
+from paicli_tui.session.live import Session
 from paicli_tui.ui.app import PaicliApp
 from paicli_tui.ui.approval.approval import ApprovalScreen
 from paicli_tui.ui.approval.permissions import PermissionsScreen

@@ -10,8 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from paicli_tui.tools.approval import ApprovalRequest
-from paicli_tui.tools.grants import Grant, GrantStore, command_grant, parse_rule
+from paicli_tui.policy.approval import ApprovalRequest
+from paicli_tui.policy.grants import Grant, GrantStore, command_grant, parse_rule
 from paicli_tui.ui.app import PaicliApp
 from paicli_tui.ui.approval.approval import ApprovalScreen
 from paicli_tui.ui.approval.permissions import PermissionsScreen

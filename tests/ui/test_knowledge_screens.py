@@ -10,8 +10,8 @@ import asyncio
 import pytest
 from textual.widgets import OptionList, ProgressBar, Static
 
-from paicli_tui.knowledge import Knowledge
-from paicli_tui.memory.database import Database
+from paicli_tui.knowledge.service import Knowledge
+from paicli_tui.knowledge.memory.database import Database
 from paicli_tui.ui.app import PaicliApp
 from paicli_tui.ui.knowledge.graph_screen import GraphScreen
 from paicli_tui.ui.knowledge.graph_tree import GraphTree

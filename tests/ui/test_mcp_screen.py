@@ -150,8 +150,8 @@ def test_snapshot(snap_compare, size):
 async def test_an_mcp_approval_offers_the_tool_or_its_whole_server():
     from textual.widgets import Button
 
-    from paicli_tui.tools.approval import ApprovalRequest
-    from paicli_tui.tools.grants import proposed_grants
+    from paicli_tui.policy.approval import ApprovalRequest
+    from paicli_tui.policy.grants import proposed_grants
     from paicli_tui.ui.approval.approval import ApprovalScreen
 
     request = ApprovalRequest("react", "mcp__docs__publish", {"page": "guide"}, "ASK mode: every MCP tool call waits",

@@ -9,8 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from textual.widgets import Button
 
-from paicli_tui.tools.approval import ApprovalAnswer, ApprovalRequest, Decision, as_answer
-from paicli_tui.tools.grants import command_grant
+from paicli_tui.policy.approval import ApprovalAnswer, ApprovalRequest, Decision, as_answer
+from paicli_tui.policy.grants import command_grant
 from paicli_tui.ui.bridge.approver import UiApprover
 from paicli_tui.ui.approval.approval import ApprovalScreen, colour_diff
 from tests.ui.conftest import settle, submit, text_of

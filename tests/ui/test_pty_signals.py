@@ -9,7 +9,7 @@ import signal
 
 import pytest
 
-from paicli_tui.llm.scripted import Reply, Script
+from paicli_tui.llm.offline.scripted import Reply, Script
 from tests.support.cli import events, ledger_lines, paicli_env
 from tests.support.procs import gone_within, group_members, kill_quietly, read_pids, wait_for_ledger_event
 from tests.support.pty_app import PtyApp

@@ -8,8 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 
 from paicli_tui import events as ev
-from paicli_tui.config import Price
-from paicli_tui.tools.approval import ApprovalRequest, Decision, as_answer
+from paicli_tui.config.settings import Price
+from paicli_tui.policy.approval import ApprovalRequest, Decision, as_answer
 from paicli_tui.ui.approval.approval import ApprovalScreen
 from paicli_tui.ui.conversation.main_screen import MainScreen
 from paicli_tui.ui.review.plan_edit_dialogs import Confirm

@@ -8,7 +8,7 @@ from pathlib import Path
 from textual.widgets import OptionList
 
 from paicli_tui import events as ev
-from paicli_tui.skills import Skill
+from paicli_tui.prompting.skills import Skill
 from paicli_tui.ui.conversation.main_screen import MainScreen
 from paicli_tui.ui.skills.skills_screen import SkillsScreen
 from tests.ui.conftest import settle, submit, transcript_text

@@ -11,8 +11,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from paicli_tui import events as ev
-from paicli_tui.tools.approval import ApprovalRequest
-from paicli_tui.tools.grants import proposed_grants
+from paicli_tui.policy.approval import ApprovalRequest
+from paicli_tui.policy.grants import proposed_grants
 from paicli_tui.ui.app import PaicliApp
 from paicli_tui.ui.approval.approval import ApprovalScreen
 from tests.ui.conftest import settle, submit

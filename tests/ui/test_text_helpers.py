@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from paicli_tui import events as ev
-from paicli_tui.ui.bridge.event_lines import Line, argument_subject, describe, full_arguments
+from paicli_tui.present.event_lines import Line, argument_subject, describe, full_arguments
 from paicli_tui.ui.conversation.slash_commands import COMMANDS, SlashCommand, command_choices, needs_argument, parse_slash
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from paicli_tui.cli import main
-from paicli_tui.config import config_file
+from paicli_tui.config.settings import config_file
 
 
 def test_bad_config_is_one_line_and_exit_2(capsys):

@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from paicli_tui.config import Settings
-from paicli_tui.llm.demo import DemoTransport
-from paicli_tui.session import Session
+from paicli_tui.config.settings import Settings
+from paicli_tui.llm.offline.demo import DemoTransport
+from paicli_tui.session.live import Session
 from paicli_tui.ui.app import PaicliApp
 from paicli_tui.ui.bridge.plan_reviewer import UIPlanReviewer, load_plan_file
 from paicli_tui.ui.conversation.main_screen import MainScreen

@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 from textual.widgets import OptionList, Static
 
-from paicli_tui.config import Settings
-from paicli_tui.llm.scripted import Reply, Script
-from paicli_tui.session import Session
+from paicli_tui.config.settings import Settings
+from paicli_tui.llm.offline.scripted import Reply, Script
+from paicli_tui.session.live import Session
 from paicli_tui.ui.app import PaicliApp
 from paicli_tui.ui.bridge.plan_reviewer import UIPlanReviewer
 from paicli_tui.ui.conversation.main_screen import MainScreen

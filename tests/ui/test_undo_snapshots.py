@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 
 from paicli_tui.checkpoints.service import Checkpoints
-from paicli_tui.config import Settings
+from paicli_tui.config.settings import Settings
 from paicli_tui.llm.types import ToolCall
-from paicli_tui.skills import Skill
-from paicli_tui.tools.approval import AutoApprover
+from paicli_tui.prompting.skills import Skill
+from paicli_tui.policy.approval import AutoApprover
 from paicli_tui.tools.base import ToolContext
-from paicli_tui.tools.registry import ToolRegistry
+from paicli_tui.agent.registry import ToolRegistry
 from paicli_tui.tools.trusted_urls import TrustedUrls
 from paicli_tui.ui.app import PaicliApp
 from paicli_tui.ui.skills.skills_screen import SkillsScreen

@@ -15,7 +15,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static, TextArea
 
-from paicli_tui.tools.approval import ApprovalAnswer, ApprovalRequest, Decision
+from paicli_tui.policy.approval import ApprovalAnswer, ApprovalRequest, Decision
 from paicli_tui.ui.approval.diff_view import colour_diff
 
 __all__ = ["ApprovalScreen", "colour_diff"]

@@ -15,7 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from paicli_tui.tools.grants import Grant, GrantStore
+from paicli_tui.policy.grants import Grant, GrantStore
 
 SOURCES = {"session": "this session", "workspace": "kept for this workspace", "config": "config.toml"}
 HINT = "r revoke · k keep for this workspace · esc close — a grant never skips the risk check; deny beats allow"

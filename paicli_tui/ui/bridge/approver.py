@@ -12,7 +12,7 @@ import threading
 from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass, field
 
-from paicli_tui.tools.approval import ApprovalAnswer, ApprovalRequest, Decision
+from paicli_tui.policy.approval import ApprovalAnswer, ApprovalRequest, Decision
 from paicli_tui.ui.bridge.event_pump import EventPump
 
 

@@ -18,7 +18,7 @@ from typing import Any, Callable
 from paicli_tui import events as ev
 from paicli_tui.plan.model import Plan
 from paicli_tui.ui.review.plan_edit_state import id_prefix_of
-from paicli_tui.ui.common.figures import session_price
+from paicli_tui.present.figures import session_price
 from paicli_tui.ui.run.run_model import tasks_from_plan
 from paicli_tui.ui.run.run_screen import RunScreen
 from paicli_tui.ui.undo.task_undo import task_undo_opener

@@ -25,7 +25,7 @@ from textual.widgets import Tree
 from textual.widgets._tree import TOGGLE_STYLE
 from textual.widgets.tree import TreeNode
 
-from paicli_tui.ui.common.figures import format_elapsed, format_tokens
+from paicli_tui.present.figures import format_elapsed, format_tokens
 from paicli_tui.ui.run.run_model import TaskView
 
 GLYPHS = {

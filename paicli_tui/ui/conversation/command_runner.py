@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from paicli_tui.config import MODES
-from paicli_tui.ui.common.figures import session_price
+from paicli_tui.config.settings import MODES
+from paicli_tui.present.figures import session_price
 from paicli_tui.ui.conversation.slash_commands import SlashCommand
 
 if TYPE_CHECKING:

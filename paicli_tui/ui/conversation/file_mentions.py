@@ -80,7 +80,7 @@ class WorkspaceFileIndex:
         return self._listed_at is None or time.monotonic() - self._listed_at > REFRESH_AFTER_S
 
     def refresh(self) -> None:
-        from paicli_tui.tools.approval import DenyApprover
+        from paicli_tui.policy.approval import DenyApprover
         from paicli_tui.tools.base import Deadline, ToolContext, ToolError
         from paicli_tui.tools.trusted_urls import TrustedUrls
         from paicli_tui.tools.walk import workspace_files

@@ -27,9 +27,9 @@ from textual.containers import Vertical
 from textual.screen import Screen
 
 from paicli_tui import events as ev
-from paicli_tui.config import MODES
+from paicli_tui.config.settings import MODES
 from paicli_tui.llm.types import Usage
-from paicli_tui.ui.common.figures import session_price
+from paicli_tui.present.figures import session_price
 from paicli_tui.ui.conversation.command_provider import SlashCommandProvider
 from paicli_tui.ui.conversation.command_runner import JOB_COMMANDS, CommandRunner
 from paicli_tui.ui.conversation.composer import Composer

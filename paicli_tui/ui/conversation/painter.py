@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from paicli_tui import events as ev
-from paicli_tui.ui.bridge.event_lines import describe
+from paicli_tui.present.event_lines import describe
 from paicli_tui.ui.bridge.event_pump import TextRun
 from paicli_tui.ui.conversation.transcript import StreamKey, Transcript
 

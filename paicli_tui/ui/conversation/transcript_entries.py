@@ -12,7 +12,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Collapsible, Markdown, Static
 
-from paicli_tui.ui.bridge.event_lines import argument_subject, full_arguments
+from paicli_tui.present.event_lines import argument_subject, full_arguments
 
 TOOL_RESULT_CHARS = 4_000
 

@@ -7,7 +7,7 @@ import asyncio
 import sqlite3
 from typing import Any, Callable
 
-from paicli_tui.memory.database import DatabaseError
+from paicli_tui.knowledge.memory.database import DatabaseError
 
 
 async def off_thread(screen, call: Callable[..., Any], *args, **kwargs) -> Any:

@@ -44,8 +44,8 @@ async def run_knowledge_command(screen: "MainScreen", command: "SlashCommand") -
 
 
 async def _save(screen: "MainScreen", knowledge, text: str) -> None:
-    from paicli_tui.memory.database import DatabaseError
-    from paicli_tui.memory.facts import FactError
+    from paicli_tui.knowledge.memory.database import DatabaseError
+    from paicli_tui.knowledge.memory.facts import FactError
 
     if not text.strip():
         await screen.transcript.add_line("usage: /save FACT (one or two sentences worth keeping)", "error")

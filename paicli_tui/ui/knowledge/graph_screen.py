@@ -12,7 +12,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static, Tree
 
-from paicli_tui.codeindex.graph import SymbolGraph
+from paicli_tui.knowledge.codeindex.graph import SymbolGraph
 from paicli_tui.ui.knowledge.calls import off_thread
 from paicli_tui.ui.knowledge.graph_tree import GraphTree
 

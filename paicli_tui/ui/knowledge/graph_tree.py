@@ -8,7 +8,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Tree
 
-from paicli_tui.codeindex.graph import SymbolGraph
+from paicli_tui.knowledge.codeindex.graph import SymbolGraph
 
 
 class GraphTree(Tree[str]):

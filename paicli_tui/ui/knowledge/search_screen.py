@@ -15,7 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from paicli_tui.codeindex.search import CodeHit
+from paicli_tui.knowledge.codeindex.search import CodeHit
 from paicli_tui.ui.knowledge.calls import off_thread
 
 HINT = "enter graph of the symbol · tab results/query · esc close"

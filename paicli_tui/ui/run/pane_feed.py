@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from paicli_tui import events as ev
-from paicli_tui.ui.bridge.event_lines import argument_subject
-from paicli_tui.ui.common.figures import format_elapsed
+from paicli_tui.present.event_lines import argument_subject
+from paicli_tui.present.figures import format_elapsed
 from paicli_tui.ui.run.text_chunks import plain_line
 from paicli_tui.ui.run.pane_ops import (
     NoticeOp,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from paicli_tui.records.cost import cost_of
-from paicli_tui.ui.common.figures import approximate_cost, format_clock, format_tokens
+from paicli_tui.present.figures import approximate_cost, format_clock, format_tokens
 from paicli_tui.ui.run.run_model import RunModel
 
 

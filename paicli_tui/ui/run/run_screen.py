@@ -26,7 +26,7 @@ from textual.widget import MountError
 from textual.widgets import Static, Tree
 
 from paicli_tui.plan.model import Plan
-from paicli_tui.ui.common.figures import narrow_glyphs
+from paicli_tui.present.figures import narrow_glyphs
 from paicli_tui.ui.conversation.main_screen import JobEnded
 from paicli_tui.ui.review.plan_edit_dialogs import Confirm
 from paicli_tui.ui.run.run_figures import heading_figures

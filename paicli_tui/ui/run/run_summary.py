@@ -12,7 +12,7 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from paicli_tui.ui.common.figures import format_clock, format_elapsed, format_tokens
+from paicli_tui.present.figures import format_clock, format_elapsed, format_tokens
 from paicli_tui.ui.run.run_model import RunModel
 from paicli_tui.ui.run.run_tree import OUTCOME_GLYPHS
 from paicli_tui.ui.run.text_chunks import plain_line

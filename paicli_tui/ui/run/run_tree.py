@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from paicli_tui.ui.common.figures import format_elapsed
+from paicli_tui.present.figures import format_elapsed
 from paicli_tui.ui.common.task_tree import GLYPHS, TaskTree
 
 #: Glyph and colour per outcome (``TaskView.outcome``); narrow characters only.

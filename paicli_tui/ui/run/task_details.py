@@ -13,7 +13,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Markdown, Static
 
-from paicli_tui.ui.common.figures import format_elapsed, format_tokens
+from paicli_tui.present.figures import format_elapsed, format_tokens
 from paicli_tui.ui.run.run_model import RunModel
 from paicli_tui.ui.run.run_summary import OUTCOME_COLOURS
 from paicli_tui.ui.run.task_views import AttemptView

@@ -9,7 +9,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
-from paicli_tui.ui.common.figures import format_clock
+from paicli_tui.present.figures import format_clock
 from paicli_tui.ui.run.run_model import RunModel
 from paicli_tui.ui.run.timeline_model import Bar, Timeline, build_timeline
 

@@ -9,7 +9,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
-from paicli_tui.ui.common.figures import format_elapsed
+from paicli_tui.present.figures import format_elapsed
 from paicli_tui.ui.run.run_model import RunModel
 
 

@@ -17,7 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from paicli_tui.skills import SKILL_FILE, WORKSPACE_SKILLS
+from paicli_tui.prompting.skills import SKILL_FILE, WORKSPACE_SKILLS
 
 SOURCES = {"workspace": "this workspace", "user": "all projects (config dir)"}
 HINT = ("The agent loads a skill with load_skill when a task matches its description; "

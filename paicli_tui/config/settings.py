@@ -1,0 +1,447 @@
+"""Settings: one typed model read from config.toml, the environment and flags.
+
+Precedence (lowest first): provider preset → config.toml → PAICLI_* environment
+variables → command-line flags. ``PAICLI_HOME`` points both the config and
+the data directory at one folder (tests use it).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from urllib.parse import urlsplit
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from paicli_tui.config.mcp_settings import McpSettings
+
+APP_NAME = "paicli"
+
+ProviderName = Literal[
+    "openai", "deepseek", "glm", "ollama", "llamacpp", "openrouter", "vllm", "lmstudio", "custom", "demo"
+]
+
+#: base_url, default model and key variable per provider (P-1.2), each one
+#: checked against the provider's documentation in docs/providers.md, and
+#: ``response_format``: which structured output the server takes
+#: (``json_schema``, ``json_object_schema``, ``json_object`` or ``none``;
+#: llm/structured_output.py shows each form), used when
+#: ``structured_output = "auto"``. The local servers (vllm, lmstudio) serve
+#: whatever model was loaded: "local" stands in until --model names it.
+PRESETS: dict[str, dict[str, str]] = {
+    "openai": {"base_url": "https://api.openai.com/v1", "model": "gpt-4o-mini", "api_key_env": "OPENAI_API_KEY",
+               "response_format": "json_schema"},
+    "deepseek": {"base_url": "https://api.deepseek.com/v1", "model": "deepseek-chat", "api_key_env": "DEEPSEEK_API_KEY",
+                 "response_format": "json_object"},
+    "glm": {"base_url": "https://open.bigmodel.cn/api/paas/v4", "model": "glm-4.6", "api_key_env": "ZHIPUAI_API_KEY",
+            "response_format": "json_object"},
+    "ollama": {"base_url": "http://127.0.0.1:11434/v1", "model": "qwen2.5-coder", "api_key_env": "",
+               "response_format": "json_schema"},
+    # llama.cpp's servers take the schema beside json_object (llama-cpp-python
+    # answers the json_schema form with HTTP 500): docs/providers.md.
+    "llamacpp": {"base_url": "http://127.0.0.1:8080/v1", "model": "local", "api_key_env": "",
+                 "response_format": "json_object_schema"},
+    "openrouter": {"base_url": "https://openrouter.ai/api/v1", "model": "openai/gpt-4o-mini",
+                   "api_key_env": "OPENROUTER_API_KEY", "response_format": "json_schema"},
+    "vllm": {"base_url": "http://127.0.0.1:8000/v1", "model": "local", "api_key_env": "",
+             "response_format": "json_schema"},
+    "lmstudio": {"base_url": "http://127.0.0.1:1234/v1", "model": "local", "api_key_env": "",
+                 "response_format": "json_schema"},
+    "custom": {"base_url": "http://127.0.0.1:8000/v1", "model": "default", "api_key_env": "PAICLI_API_KEY",
+               "response_format": "json_schema"},
+    "demo": {"base_url": "http://demo.invalid/v1", "model": "demo", "api_key_env": "", "response_format": "json_schema"},
+}
+
+#: What ``response_format`` kinds a request may carry (``none``: nothing is sent).
+ResponseFormatKind = Literal["json_schema", "json_object_schema", "json_object", "none"]
+
+
+#: Model calls one agent may make per turn or task unless configured.
+DEFAULT_MAX_TURNS = 50
+
+#: Approval modes in Shift+Tab order (P-6.5).
+MODES = ("auto", "plan", "ask")
+
+
+def next_mode(mode: str) -> str:
+    return MODES[(MODES.index(mode) + 1) % len(MODES)]
+
+
+def checked_mode(mode: str) -> str:
+    """``mode`` if it is an approval mode, else a ValueError naming the choices."""
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+    return mode
+
+
+class ConfigError(Exception):
+    """A bad config file or value. ``str()`` is one line: where, which key, what."""
+
+
+class Settings(BaseModel):
+    """Everything the engine and UI read from configuration."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    provider: ProviderName = "openai"
+    """Preset supplying defaults for base_url, model and api_key_env."""
+    base_url: str | None = None
+    """OpenAI-compatible endpoint ending in /v1; defaults to the preset's."""
+    model: str | None = None
+    """Model name sent in requests; defaults to the preset's."""
+    api_key_env: str | None = None
+    """NAME of the environment variable holding the API key (never the key)."""
+    connect_timeout: float = Field(10.0, gt=0)
+    """Seconds to establish a connection."""
+    read_timeout: float = Field(120.0, gt=0)
+    """Seconds to wait for the next streamed chunk."""
+    max_retries: int = Field(4, ge=0, le=10)
+    """Retries after the first attempt for retryable failures (P-1.3)."""
+    retry_base_delay: float = Field(1.0, ge=0)
+    """First backoff delay in seconds; doubles each attempt, with jitter."""
+    retry_max_delay: float = Field(30.0, ge=0)
+    workers: int = Field(2, ge=1, le=16)
+    """Team mode worker count (P-5.2)."""
+    parallelism: int = Field(4, ge=1, le=16)
+    """/plan tasks run at once (P-3.4)."""
+    schedule: Literal["ready", "batch"] = "ready"
+    theme: str = "paicli-dark"
+    approval_mode: Literal["auto", "ask", "plan"] = "auto"
+    command_timeout: float = Field(120.0, gt=0)
+    """Default execute_command timeout in seconds."""
+    tool_timeout: float = Field(60.0, gt=0)
+    """Seconds any other tool call may run (a search over a huge tree stops
+    with a failed result); execute_command keeps command_timeout."""
+    command_env_pass: list[str] = Field(default_factory=list)
+    """Environment variables (names or glob patterns) a command gets even
+    though they look like credentials; the API key variable included."""
+    command_env_drop: list[str] = Field(default_factory=list)
+    """Extra environment variables (names or glob patterns) removed before a
+    command runs; wins over ``command_env_pass``."""
+    redact_tool_secrets: bool = False
+    """Also replace secrets found in tool results (``.env`` values, private
+    keys, common token shapes) before they are recorded or sent to the model."""
+    max_history_chars: int = Field(120_000, ge=2_000)
+    """Compact the conversation beyond this many characters."""
+    max_turns: int | None = Field(DEFAULT_MAX_TURNS, ge=1)
+    """Per-agent model-call budget for one turn or task: 50 unless set, so
+    a loop with no configured limit still stops (the runaway guard only
+    catches identical calls; a model alternating between two ran on)."""
+    max_tokens: int | None = Field(None, ge=1)
+    """Optional per-agent token budget (prompt + completion)."""
+    max_seconds: float | None = Field(None, gt=0)
+    """Optional per-agent wall-clock budget."""
+    run_max_turns: int | None = Field(None, ge=1)
+    """Optional per-run model-call budget (all agents of one run together)."""
+    run_max_tokens: int | None = Field(None, ge=1)
+    """Optional per-run token budget; when used up no new task is dispatched."""
+    run_max_seconds: float | None = Field(None, gt=0)
+    """Optional per-run wall-clock budget."""
+    prices: dict[str, "Price"] = Field(default_factory=dict)
+    """Price per million tokens by model name: ``[prices."gpt-4o-mini"]``."""
+    risk_model_check: bool = False
+    """In auto mode, also ask the model (no tools) whether a command the
+    rules let through is risky; an unreadable answer counts as risky."""
+    tool_calls_in_content: bool = False
+    """Run ``<tool_call>{"name": …, "arguments": {…}}</tool_call>`` blocks
+    (Hermes/Qwen style) that a model wrote as text, when its server did not
+    turn them into real tool calls: each becomes a tool call, validated and
+    approved like any other, and recorded as recovered from text. Off, such
+    markup is only flagged (P-1.6). For local servers that do not parse a
+    model's tool calls."""
+    search_url: str | None = None
+    """SearXNG base URL; web_search is exposed only when set."""
+    team_review: bool = True
+    """Show the plan review screen before a /team run."""
+    structured_output: Literal["auto", "json_schema", "json_object_schema", "json_object", "off"] = "auto"
+    """Send the planner, worker-report and verdict JSON Schema as
+    ``response_format``: ``auto`` uses what the provider preset supports,
+    ``json_object_schema`` sends the schema beside ``{"type": "json_object"}``
+    (llama.cpp's form), ``off`` sends none. The reply is read by the same
+    strict reader either way."""
+    plan_repairs: int = Field(1, ge=0, le=5)
+    """Times the planner is asked once more, with the exact error, after its
+    plan was rejected; 0 fails planning at the first rejection."""
+    report_repairs: int = Field(1, ge=0, le=5)
+    """The same for a worker report or review verdict that cannot be read
+    (a verdict still unreadable after its repairs is a rejection)."""
+    planner_max_tokens: int | None = Field(4096, ge=1)
+    """``max_tokens`` of a planner call (a truncated plan is repaired once
+    with twice the limit); None sends no limit."""
+    report_max_tokens: int | None = Field(2048, ge=1)
+    """``max_tokens`` of a tool-less worker or reviewer call (the verdict,
+    a report repair, a budget stop's summary); None sends no limit."""
+    task_max_tokens: int | None = Field(None, ge=1)
+    """``max_tokens`` of ReAct, /plan task and worker tool-loop calls;
+    None (the default) sends no limit."""
+    checkpoint_max_mb: float = Field(256.0, gt=0)
+    """Undo keeps the old content of every file a tool changes, per workspace
+    in the data dir, up to this many MiB; the oldest runs are pruned first."""
+    memory_recall: int = Field(3, ge=0, le=10)
+    """Saved facts most relevant to a turn or task put into its first user
+    message (never the system prompt); 0 puts none."""
+    index_embeddings: Literal["auto", "on", "off"] = "auto"
+    """Embeddings for the code index, blended with BM25: ``auto`` asks a
+    local server (llama.cpp, Ollama) for /v1/embeddings; ``on`` asks a
+    remote provider too (the code is sent to it); ``off`` stays lexical."""
+    embedding_model: str | None = None
+    """Model name sent to /v1/embeddings; defaults to the chat model."""
+    permissions: "Permissions" = Field(default_factory=lambda: Permissions())
+    """The person's allow and deny rules (``[permissions]`` in config.toml)."""
+    mcp: McpSettings = Field(default_factory=McpSettings)
+    """MCP servers (``[mcp.servers.NAME]``) and how they start (P-9.1)."""
+
+    @field_validator("command_env_pass", "command_env_drop", mode="before")
+    @classmethod
+    def _split_names(cls, value: Any) -> Any:
+        # PAICLI_COMMAND_ENV_PASS="A,B C" arrives as one string.
+        return value.replace(",", " ").split() if isinstance(value, str) else value
+
+    def response_format_kind(self) -> ResponseFormatKind:
+        """The structured output this session may send (``none``: nothing)."""
+        if self.structured_output == "off":
+            return "none"
+        if self.structured_output == "auto":
+            kind = PRESETS[self.provider].get("response_format", "none")
+            return kind if kind in ("json_schema", "json_object_schema", "json_object") else "none"  # type: ignore[return-value]
+        return self.structured_output
+
+    def resolved(self) -> "ResolvedProvider":
+        preset = PRESETS[self.provider]
+        return ResolvedProvider(
+            base_url=(self.base_url or preset["base_url"]).rstrip("/"),
+            model=self.model or preset["model"],
+            api_key_env=self.api_key_env if self.api_key_env is not None else preset["api_key_env"],
+        )
+
+
+class Permissions(BaseModel):
+    """Rules like the leading agents' permission rules. ``allow`` spares the
+    ask-mode question for calls inside a scope (never the risk check);
+    ``deny`` refuses calls inside a scope in every mode, and beats allow.
+    A rule is ``command: PREFIX`` (``command: python -m pytest``),
+    ``command= EXACT COMMAND``, ``path: FILE`` or ``path: DIR/``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    allow: list[str] = Field(default_factory=list)
+    deny: list[str] = Field(default_factory=list)
+
+    @field_validator("allow", "deny")
+    @classmethod
+    def _rules_parse(cls, rules: list[str]) -> list[str]:
+        from paicli_tui.policy.grants import parse_rule
+
+        for rule in rules:
+            parse_rule(rule)  # ValueError names the rule and what is wrong
+        return rules
+
+
+class Price(BaseModel):
+    """US dollars (or any one currency) per million tokens. Cached prompt
+    tokens cost ``cached`` when given, else the ``prompt`` price."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    prompt: float = Field(0.0, ge=0)
+    completion: float = Field(0.0, ge=0)
+    cached: float | None = Field(None, ge=0)
+
+
+Settings.model_rebuild()
+
+
+class ResolvedProvider(BaseModel):
+    base_url: str
+    model: str
+    api_key_env: str
+
+    def api_key(self) -> str | None:
+        """The key from the environment, or None when unset/empty."""
+        if not self.api_key_env:
+            return None
+        return os.environ.get(self.api_key_env) or None
+
+    def missing_key(self) -> str | None:
+        """A one-line problem when a remote server will need a key that is
+        not set; None when the key is there or the server is local (a local
+        llama.cpp / Ollama server usually needs none)."""
+        if not self.api_key_env or self.api_key() is not None:
+            return None
+        if is_local_url(self.base_url):
+            return None
+        return (
+            f"{self.api_key_env} is not set: {self.base_url} needs an API key "
+            f"(export {self.api_key_env}=…, or try `paicli --demo`)"
+        )
+
+    def problem(self) -> str | None:
+        """What stops this provider from working, as one line: a base URL
+        that is not an http(s) URL comes first (a key check on it would
+        mislead), then a missing key."""
+        return base_url_problem(self.base_url) or self.missing_key()
+
+
+def is_local_url(url: str) -> bool:
+    """True for a loopback host: 127.0.0.0/8, ``localhost``, ``::1``."""
+    try:
+        host = (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return False
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
+def base_url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be an OpenAI-compatible base URL, or None."""
+    example = "(e.g. http://127.0.0.1:8080/v1)"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a bad port
+    except ValueError:
+        return f"base URL {_shown(url)} is not a URL: its host or port cannot be read {example}"
+    if parts.scheme.lower() not in ("http", "https"):
+        if "://" not in url:
+            return f"base URL {_shown(url)} is not a URL: it needs http:// or https:// and a host {example}"
+        return f"base URL {_shown(url)} uses {parts.scheme}://, which paicli cannot use: use http:// or https://"
+    host = parts.hostname or ""
+    if not host or any(ch.isspace() for ch in url):
+        return f"base URL {_shown(url)} is not a URL: it has no host, or spaces in it {example}"
+    return None
+
+
+def _shown(url: str) -> str:
+    # user:password@ in a URL is a credential: never echo it.
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return repr(url)
+    if "@" in parts.netloc:
+        url = parts._replace(netloc="…@" + parts.netloc.rsplit("@", 1)[1]).geturl()
+    return repr(url)
+
+
+def config_dir() -> Path:
+    home = os.environ.get("PAICLI_HOME")
+    if home:
+        return Path(home)
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir(APP_NAME))
+
+
+def data_dir() -> Path:
+    home = os.environ.get("PAICLI_HOME")
+    if home:
+        return Path(home)
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir(APP_NAME))
+
+
+def check_dirs(*, create: bool) -> None:
+    """ConfigError (one line) when the config or data directory cannot be
+    used: a file stands where a directory must be, or (``create``, for the
+    commands that write) the directory cannot be made or written."""
+    named = "PAICLI_HOME " if os.environ.get("PAICLI_HOME") else ""
+    for what, path in (("config", config_dir()), ("data", data_dir())):
+        blocker = next((p for p in (path, *path.parents) if p.exists()), None)
+        if blocker is not None and not blocker.is_dir():
+            kind = f"{named}{path}" if blocker == path else f"{named}{path}: {blocker}"
+            raise ConfigError(f"{kind} is not a directory (it is a file)")
+        if not create:
+            continue
+        try:
+            (path / "history" / "raw").mkdir(parents=True, exist_ok=True) if what == "data" else path.mkdir(
+                parents=True, exist_ok=True)
+            probe = path / f".paicli-write-check-{os.getpid()}"
+            probe.touch()
+            probe.unlink()
+        except OSError as exc:
+            raise ConfigError(f"cannot write the {what} directory {path}: {exc.strerror or exc}") from None
+
+
+def config_file() -> Path:
+    return config_dir() / "config.toml"
+
+
+ENV_PREFIX = "PAICLI_"
+
+
+def _env_values() -> dict[str, str]:
+    values = {}
+    for name in Settings.model_fields:
+        raw = os.environ.get(ENV_PREFIX + name.upper())
+        if raw is not None:
+            values[name] = raw
+    return values
+
+
+def _describe(error: ValidationError, source: str) -> str:
+    first = error.errors()[0]
+    key = ".".join(str(p) for p in first["loc"]) or "?"
+    message = first["msg"]
+    if first["type"] == "extra_forbidden":
+        message = "unknown setting"
+    return f"{source}: {key}: {message}"
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """A TOML file's tables; ConfigError naming the file and the problem."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+
+
+def load_settings(overrides: dict[str, Any] | None = None, path: Path | None = None) -> Settings:
+    """Read config.toml, then environment, then ``overrides`` (flags; None
+    values are ignored). Raises ConfigError with a one-line message."""
+    path = path or config_file()
+    file_values = read_toml(path) if path.exists() else {}
+    try:
+        settings = Settings(**file_values)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc, str(path))) from None
+    for source, values in (("environment", _env_values()), ("command line", overrides or {})):
+        merged = settings.model_dump()
+        merged.update({k: v for k, v in values.items() if v is not None})
+        try:
+            settings = Settings(**merged)
+        except ValidationError as exc:
+            raise ConfigError(_describe(exc, source)) from None
+    return settings
+
+
+def remember(key: str, value: str | int | float | bool, path: Path | None = None) -> None:
+    """Persist one top-level setting (e.g. the theme) into config.toml,
+    keeping the other lines as they are."""
+    path = path or config_file()
+    Settings.model_fields[key]  # KeyError for unknown keys: a programming error
+    rendered = _toml_value(value)
+    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    # Top-level keys live before the first [table]: a line appended after
+    # `[permissions]` would belong to that table.
+    first_table = next((i for i, line in enumerate(lines) if line.lstrip().startswith("[")), len(lines))
+    for i, line in enumerate(lines[:first_table]):
+        if line.split("=", 1)[0].strip() == key:
+            lines[i] = f"{key} = {rendered}"
+            break
+    else:
+        lines.insert(first_table, f"{key} = {rendered}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".toml.tmp")
+    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def _toml_value(value: str | int | float | bool) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{escaped}"'

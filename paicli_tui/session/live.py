@@ -1,0 +1,530 @@
+"""One interactive session: the facade the TUI and the headless runner drive.
+
+A session owns the bus, the ledger, the model client, the tool registry and
+the ReAct conversation. Each submitted input runs as one job on the session's
+own engine thread; plan and team runs start their own worker pools. Nothing
+here touches the UI: everything observable is an event on ``bus``.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from paicli_tui.agent.budget import Budget, RunBudget
+from paicli_tui.agent.loop import Agent
+from paicli_tui.config.settings import Settings, checked_mode, next_mode
+from paicli_tui.events import (
+    Event,
+    EventBus,
+    GrantKept,
+    GrantRevoked,
+    ModeChanged,
+    ModelChanged,
+    ModelResponse,
+    RunCancelled,
+    RunOutcomeRecorded,
+    RunRequested,
+    SessionStarted,
+)
+from paicli_tui.records.ledger import Ledger, new_session_id
+from paicli_tui.policy.redaction import Redactor
+from paicli_tui.llm.types import Usage
+from paicli_tui.records.prices import model_price
+
+if TYPE_CHECKING:
+    from paicli_tui.plan.model import Plan
+    from paicli_tui.plan.review import PlanReviewer
+    from paicli_tui.policy.approval import Approver
+    from paicli_tui.policy.grants import Grant, GrantStore
+
+RunKind = Literal["react", "plan", "team", "command"]
+#: Budget settings recorded with each run (P-8: the report names them).
+LIMIT_SETTINGS = ("max_turns", "max_tokens", "max_seconds", "run_max_turns", "run_max_tokens", "run_max_seconds")
+
+
+class SessionBusy(RuntimeError):
+    """Input arrived while a turn or run is still going."""
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    kind: RunKind
+    ok: bool
+    status: str  # final/partial/cancelled/failed for react; a plan status otherwise
+    text: str = ""
+
+
+class Session:
+    def __init__(
+        self,
+        settings: Settings,
+        workspace: Path,
+        *,
+        approver: "Approver | None" = None,
+        plan_reviewer: "PlanReviewer | None" = None,
+        transport=None,
+        session_id: str | None = None,
+        trust_workspace_mcp: bool = False,
+    ) -> None:
+        """``trust_workspace_mcp``: start the workspace .mcp.json's servers
+        this time without asking (``paicli run --trust-mcp``)."""
+        from paicli_tui.llm.client import ChatClient
+        from paicli_tui.prompting.assembler import PromptAssembler
+        from paicli_tui.policy.approval import DenyApprover
+        from paicli_tui.agent.registry import ToolRegistry
+
+        self.settings = settings
+        self.workspace = workspace
+        self.session_id = session_id or new_session_id()
+        #: Problems found while starting that the person should read (one line each).
+        self.warnings: list[str] = []
+        from paicli_tui.session import mcp_wiring
+        mcp_config = mcp_wiring.read_config(settings, workspace, self.warnings)
+        self.redactor = mcp_wiring.with_server_secrets(Redactor.for_session(settings), mcp_config)
+        self.bus = EventBus(self.session_id, redactor=self.redactor)
+        provider = settings.resolved()
+        self.ledger = Ledger(self.bus, redact=self.redactor.secrets)
+        self.client = ChatClient.from_settings(settings, session_id=self.session_id, bus=self.bus, transport=transport)
+        self.model_label = self.client.model_label
+        self.assembler = PromptAssembler(workspace)
+        risk_checker = None
+        if settings.risk_model_check:
+            from paicli_tui.policy.model_risk import ModelRiskChecker
+
+            risk_checker = ModelRiskChecker(self.client, self.assembler.prompt_file("risk-check.md"))
+        self.registry = ToolRegistry(workspace, settings, risk_checker=risk_checker, redactor=self.redactor,
+                                     saved_rules=self._saved_rules())
+        self.checkpoints = self._checkpoints(settings, workspace)
+        from paicli_tui.knowledge.service import Knowledge
+
+        #: Memory and the code index, shared by every agent with tools (P-9.4).
+        self.knowledge = Knowledge(workspace, settings=settings, bus=self.bus, redactor=self.redactor,
+                                   recall_limit=settings.memory_recall)
+        for tool in self.knowledge.tools():
+            self.registry.register(tool)
+        self._runs = 0
+        self.approver = approver or DenyApprover()
+        self.plan_reviewer = plan_reviewer
+        self._approval_mode = settings.approval_mode
+        self.usage = Usage()
+        self._run_budget = RunBudget()
+        self._usage_lock = threading.Lock()
+        self.bus.subscribe(self._count_usage)
+        self._jobs = ThreadPoolExecutor(max_workers=1, thread_name_prefix="paicli-session")
+        self._cancel = threading.Event()
+        self._busy = threading.Lock()
+        self._react: Agent | None = None
+        self._current: "Future[RunOutcome] | None" = None
+        self._executor = None  # the /plan run in progress, for cancel_task
+        self._orchestrator = None  # the /team run in progress
+        self.bus.publish(
+            SessionStarted("session", self._approval_mode, "", self.model_label, provider.base_url, str(workspace))
+        )
+        trusted = mcp_wiring.workspace_trusted(mcp_config, workspace, self.warnings, flag=trust_workspace_mcp)
+        #: The MCP servers (P-9.1), starting in the background; None when none is configured.
+        self.mcp = mcp_wiring.start_servers(mcp_config, settings, self.bus, workspace, self.registry, trusted=trusted,
+                                            flag=trust_workspace_mcp)
+
+    # -- state -------------------------------------------------------------------
+
+    @property
+    def approval_mode(self) -> str:
+        return self._approval_mode
+
+    @approval_mode.setter
+    def approval_mode(self, mode: str) -> None:
+        self._approval_mode = checked_mode(mode)
+        if self._react is not None:
+            self._react.approval_mode = mode
+        self.bus.publish(ModeChanged("session", mode))
+
+    def set_model(self, model: str) -> str:
+        """Switch the model later requests name (``/model NAME``); not while
+        a run is going, so one run never mixes models. Returns the label."""
+        model = model.strip()
+        if not model or any(ch.isspace() for ch in model):
+            raise ValueError("usage: /model NAME (one word, e.g. deepseek-reasoner)")
+        if self.busy:
+            raise SessionBusy("a run is going; change the model when it ends")
+        self.client.model = model
+        self.client.model_label = f"{model} (DEMO)" if self.settings.provider == "demo" else model
+        self.model_label = self.client.model_label
+        self.bus.publish(ModelChanged("session", model, self.model_label))
+        return self.model_label
+
+    # -- grants (P-9.6) -------------------------------------------------------------
+
+    @property
+    def grants(self) -> "GrantStore":
+        return self.registry.grants
+
+    def revoke_grant(self, grant: "Grant") -> bool:
+        """Take back a session grant or one kept for the workspace."""
+        from paicli_tui.policy.saved_grants import remove_rule
+
+        if grant.source == "workspace":
+            removed = self.grants.forget_kept(grant)
+            if removed:
+                remove_rule(self.workspace, grant.rule)
+        else:
+            removed = self.grants.revoke(grant)
+        if removed:
+            self.bus.publish(GrantRevoked("session", grant.rule))
+        return removed
+
+    def keep_grant(self, grant: "Grant") -> Path:
+        """Keep a session grant for this workspace (permissions.toml in the
+        config directory); returns the file written."""
+        from paicli_tui.policy.saved_grants import save_rule
+
+        path = save_rule(self.workspace, grant.rule)
+        self.grants.keep(grant)
+        self.bus.publish(GrantKept("session", grant.rule, str(path)))
+        return path
+
+    def _saved_rules(self) -> list[str]:
+        from paicli_tui.config.settings import ConfigError
+        from paicli_tui.policy.saved_grants import load_saved_rules
+        from paicli_tui.policy.grants import parse_rule
+
+        try:
+            rules = load_saved_rules(self.workspace)
+        except ConfigError as exc:
+            self.warnings.append(f"{exc}; kept grants ignored")
+            return []
+        usable = []
+        for rule in rules:
+            try:
+                parse_rule(rule, "workspace")
+            except ValueError as exc:
+                self.warnings.append(f"kept grants: {exc}; skipped")
+                continue
+            usable.append(rule)
+        return usable
+
+    def _checkpoints(self, settings: Settings, workspace: Path):
+        """Undo (P-9.3): the registry checkpoints every file a tool changes;
+        load_skill (P-9.2) and revert_turn join the tools."""
+        from paicli_tui.checkpoints.service import Checkpoints
+        from paicli_tui.tools.revert_turn import RevertTurn
+        from paicli_tui.tools.skill import LoadSkill
+
+        checkpoints = Checkpoints(workspace, self.session_id, bus=self.bus,
+                                  max_bytes=int(settings.checkpoint_max_mb * 2**20))
+        self.registry.checkpoints = checkpoints.recorder
+        if self.assembler.skills():
+            self.registry.add_tool(LoadSkill(self.registry.workspace, self.assembler.skills))
+        self.registry.add_tool(RevertTurn(self.registry.workspace, checkpoints))
+        return checkpoints
+
+    def skills(self):
+        """The skills the prompts index and load_skill loads (``/skills``)."""
+        return self.assembler.skills()
+
+    def cycle_mode(self) -> str:
+        self.approval_mode = next_mode(self._approval_mode)
+        return self._approval_mode
+
+    @property
+    def busy(self) -> bool:
+        return self._busy.locked()
+
+    def _count_usage(self, event: Event) -> None:
+        if isinstance(event, ModelResponse):
+            with self._usage_lock:
+                self.usage = self.usage + Usage(event.prompt_tokens, event.completion_tokens, event.cached_tokens)
+            self._run_budget.charge(event.prompt_tokens + event.completion_tokens)
+
+    # -- input -------------------------------------------------------------------
+
+    def submit(self, text: str, attachments: tuple[str, ...] = ()) -> "Future[RunOutcome]":
+        """Run one input on the engine thread. ``/plan GOAL`` and ``/team GOAL``
+        win over the mode (P-6.5); plain text goes to /plan in plan mode.
+        ``attachments``: workspace paths whose content goes into a ReAct
+        turn's user message (plan and team runs do not take attachments)."""
+        text = text.strip()
+        command, _, rest = text.partition(" ")
+        if command == "/plan":
+            return self.start_plan(rest.strip())
+        if command == "/team":
+            return self.start_team(rest.strip())
+        if command == "/clear":
+            return self._start(self._clear_job)
+        if self._approval_mode == "plan":
+            return self.start_plan(text)
+        return self.start_react(text, attachments)
+
+    def start_react(self, text: str, attachments: tuple[str, ...] = ()) -> "Future[RunOutcome]":
+        return self._start(self.run_react, text, tuple(attachments))
+
+    def start_plan(self, goal: str, plan: "Plan | None" = None) -> "Future[RunOutcome]":
+        return self._start(self.run_plan, goal, plan)
+
+    def start_team(self, goal: str, plan: "Plan | None" = None) -> "Future[RunOutcome]":
+        return self._start(self.run_team, goal, plan)
+
+    def _start(self, job, *args) -> "Future[RunOutcome]":
+        if not self._busy.acquire(blocking=False):
+            raise SessionBusy("still working on the previous request (Esc cancels it)")
+        self._cancel = threading.Event()
+
+        def run() -> RunOutcome:
+            try:
+                outcome = self.redactor.scrub(job(*args))  # the final report and the UI show it
+                self._finish_checkpoints()
+                if outcome.kind != "command":
+                    # Facts agents saved are kept before the outcome is recorded (P-9.4).
+                    self.knowledge.end_run(cancelled=outcome.status.lower() == "cancelled")
+                    self.bus.publish(RunOutcomeRecorded("session", outcome.kind, outcome.ok, outcome.status, outcome.text))
+                return outcome
+            finally:
+                self._finish_checkpoints()  # a run that raised still closes its checkpoints
+                self.knowledge.end_run(cancelled=True, reason="the run stopped with an error")  # no-op once ended
+                self.bus.mode = "react"
+                self._busy.release()
+
+        self._current = self._jobs.submit(run)
+        return self._current
+
+    def _finish_checkpoints(self) -> None:
+        changes = self.checkpoints.finish_run()
+        if changes is not None:
+            self.bus.publish(changes)
+
+    def cancel(self, reason: str = "cancelled by the user") -> None:
+        """Stop the current run as Esc does; ``reason`` is recorded (e.g.
+        "SIGTERM received"). Safe from any thread, but not from inside a
+        signal handler: it publishes an event."""
+        if self.busy and not self._cancel.is_set():
+            self.bus.publish(RunCancelled("session", reason))
+        self._cancel.set()
+
+    def cancel_task(self, task_id: str) -> bool:
+        """Interrupt one running task or step; its dependents are skipped and
+        the rest of the run goes on. False when nothing by that id runs."""
+        executor = self._executor or getattr(self._orchestrator, "executor", None)
+        if executor is None:
+            return False
+        return executor.cancel_task(task_id)
+
+    def clear(self) -> None:
+        """Forget the ReAct conversation (a new agent, a new system prompt)."""
+        if self._react is not None:
+            self._react.clear_history()
+        self._react = None
+
+    def _clear_job(self) -> RunOutcome:
+        self.clear()
+        return RunOutcome("command", True, "final", "conversation cleared")
+
+    def close(self, timeout: float = 10.0, *, reason: str = "cancelled by the user") -> None:
+        """Cancel what runs and wait for it at most ``timeout`` seconds: a job
+        stuck somewhere uninterruptible must not keep the program open. Then
+        kill every command process group still alive: background processes
+        commands left behind, and a command whose thread is stuck."""
+        from paicli_tui.tools.process import kill_live_groups
+
+        self.cancel(reason)
+        self._jobs.shutdown(wait=False, cancel_futures=True)
+        if self._current is not None:
+            try:
+                self._current.result(timeout=timeout)
+            except Exception:  # noqa: BLE001 - closing: the job's own error was reported already
+                pass
+        if self.mcp is not None:
+            self.mcp.close()
+        kill_live_groups()
+        self.client.close()
+        self.knowledge.close()
+        self.ledger.close()
+
+    # -- runs --------------------------------------------------------------------
+
+    def _budget(self) -> Budget:
+        s = self.settings
+        return Budget(max_turns=s.max_turns, max_tokens=s.max_tokens, max_seconds=s.max_seconds, run=self._run_budget)
+
+    def _begin_run(self, kind: RunKind, goal: str, attachments: tuple[dict, ...] = ()) -> None:
+        """Stamp the mode, start the run's shared budget and record the run
+        with its limits and the model's price (the ledger must be enough to
+        report the run later)."""
+        s = self.settings
+        self.bus.mode = kind
+        self.checkpoints.begin_run(kind, goal)
+        self._run_budget = RunBudget(s.run_max_turns, s.run_max_tokens, s.run_max_seconds)
+        limits = {name: getattr(s, name) for name in LIMIT_SETTINGS if getattr(s, name) is not None}
+        model = self.client.model
+        price = model_price(model, s.prices, s.provider)
+        prices = {model: price.model_dump() if hasattr(price, "model_dump") else dict(price)} if price is not None else {}
+        self.bus.publish(RunRequested("session", kind, goal, limits, prices, attachments))
+        from paicli_tui.session.mcp_wiring import prepare_run
+
+        prepare_run(self.mcp, self.assembler, self.bus)
+
+        self._runs += 1
+        self.knowledge.begin_run(f"{self.session_id}/{self._runs}")
+
+    def _new_agent(self, name: str, role: str, *, task_type: str | None = None, tools: bool = True) -> Agent:
+        from paicli_tui.llm.role_client import RoleClient
+
+        prompt = self.assembler.system_prompt(role, approval_mode=self._approval_mode, task_type=task_type)
+        limit = self.settings.task_max_tokens
+        return Agent(
+            name,
+            client=RoleClient(self.client, max_tokens=limit, tool_max_tokens=limit),
+            system_prompt=prompt,
+            registry=self.registry if tools else None,
+            bus=self.bus,
+            approver=self.approver,
+            approval_mode=self._approval_mode,
+            budget=self._budget(),
+            max_history_chars=self.settings.max_history_chars,
+        )
+
+    def run_react(self, text: str, attachments: tuple[str, ...] = ()) -> RunOutcome:
+        from paicli_tui.session.attachments import read_attachments, with_attachments
+        from paicli_tui.prompting.assembler import with_turn_context
+        from paicli_tui.tools.trusted_urls import TrustedUrls
+
+        attached = read_attachments(self.workspace, attachments)
+        self._begin_run("react", text, tuple(item.record() for item in attached))
+        if not text:
+            return RunOutcome("react", False, "failed", "nothing to do: the input was empty")
+        if self._react is None:
+            self._react = self._new_agent("react", "react")
+        self._react.budget.run = self._run_budget
+        # Known secrets never reach the model from a file, attached or read by a tool.
+        attached = [replace(item, text=self.redactor.text(item.text)) for item in attached]
+        message = text
+        if self.mcp is not None:  # attached resources are data: their URLs are not typed by the person
+            from paicli_tui.mcp.mentions import attach_mentions
+
+            message = attach_mentions(text, self.mcp, self.bus, cancel=self._cancel)
+        message = with_attachments(message, attached)
+        message = self.knowledge.recall(message, text, "react")
+        outcome = self._react.run_turn(
+            with_turn_context(message, approval_mode=self._approval_mode), cancel=self._cancel,
+            trusted_urls=TrustedUrls.from_user_text(text),
+        )
+        text_out = outcome.text if outcome.status != "failed" else outcome.reason
+        return RunOutcome("react", outcome.status == "final", outcome.status, text_out)
+
+    def run_plan(self, goal: str, plan: "Plan | None" = None) -> RunOutcome:
+        from paicli_tui.plan.context import task_message
+        from paicli_tui.plan.executor import PlanExecutor, TaskOutcome
+        from paicli_tui.plan.planner import Planner, planner_options
+        from paicli_tui.prompting.assembler import with_turn_context
+        from paicli_tui.tools.trusted_urls import BranchUrls, TrustedUrls, flatten
+
+        self._begin_run("plan", goal)
+        if not goal and plan is None:
+            return RunOutcome("plan", False, "FAILED", "usage: /plan GOAL")
+        cancel = self._cancel
+        planner = Planner(self.client, self.assembler, agent="planner", role="planner", id_prefix="task", bus=self.bus,
+                          deadline=self._run_budget.deadline, **planner_options(self.settings))
+        planned = self._plan_and_review(planner, goal, plan, cancel)
+        if isinstance(planned, RunOutcome):
+            return planned
+        goal = planned.goal or goal  # amendments extend the goal (P-4.2)
+        trusted = TrustedUrls.from_user_text(goal)
+        branch_urls = BranchUrls()
+
+        def run_task(task, current_plan, worker, task_cancel) -> TaskOutcome:
+            agent = self._new_agent(task.id, "task", task_type=task.type.value)
+            agent.task_label = task.description
+            inherited = branch_urls.inherited(current_plan, task)
+            branch = trusted.fork(flatten(inherited))
+            message = self.knowledge.recall(task_message(goal, current_plan, task, inherited),
+                                            f"{goal}\n{task.description}", task.id)
+            message = with_turn_context(message)
+            outcome = agent.run_turn(message, cancel=task_cancel, trusted_urls=branch)
+            if outcome.status in ("final", "partial"):
+                result = outcome.text if outcome.status == "final" else f"[partial: {outcome.reason}]\n{outcome.text}"
+                branch_urls.record(task.id, flatten(inherited), branch.found_urls)
+                return TaskOutcome("completed", result)
+            if outcome.status == "cancelled":
+                return TaskOutcome("cancelled", "", "cancelled")
+            return TaskOutcome("failed", outcome.text, outcome.reason)
+
+        def replan(current_plan, failed_task, reason):
+            return planner.replan(goal, current_plan, failed_task, reason, cancel=cancel)
+
+        executor = PlanExecutor(
+            planned,
+            run_task,
+            goal=goal,
+            bus=self.bus,
+            policy=self.settings.schedule,
+            parallelism=self.settings.parallelism,
+            replanner=replan,
+            version=max(planner.version, 1),
+            run_limit=self._run_budget.exceeded_kind,
+        )
+        self._executor = executor
+        try:
+            report = executor.run(cancel)
+        finally:
+            self._executor = None
+        return RunOutcome("plan", report.status.value == "COMPLETED", report.status.value, report.summary)
+
+    def run_team(self, goal: str, plan: "Plan | None" = None) -> RunOutcome:
+        from paicli_tui.team.orchestrator import TeamOrchestrator
+        from paicli_tui.tools.trusted_urls import TrustedUrls
+
+        self._begin_run("team", goal)
+        if not goal and plan is None:
+            return RunOutcome("team", False, "FAILED", "usage: /team GOAL")
+        cancel = self._cancel
+        orchestrator = TeamOrchestrator(
+            client=self.client,
+            registry=self.registry,
+            assembler=self.assembler,
+            bus=self.bus,
+            approver=self.approver,
+            settings=self.settings,
+            approval_mode=self._approval_mode,
+            run_budget=self._run_budget,
+            recall=self.knowledge.recall,
+        )
+        review = self.settings.team_review
+        planned = self._plan_and_review(orchestrator.planner, goal, plan, cancel, create=orchestrator.plan, review=review)
+        if isinstance(planned, RunOutcome):
+            return planned
+        goal = planned.goal or goal
+        self._orchestrator = orchestrator
+        try:
+            report = orchestrator.run(goal, planned, cancel, TrustedUrls.from_user_text(goal))
+        finally:
+            self._orchestrator = None
+        return RunOutcome("team", report.status.value == "COMPLETED", report.status.value, report.summary)
+
+    def _plan_and_review(self, planner, goal, plan, cancel, *, create=None, review: bool = True):
+        """Plan (unless a plan was given) and let the person review it.
+        Returns the approved plan or a RunOutcome explaining why not."""
+        from paicli_tui.llm.types import ModelCancelled, ModelError
+        from paicli_tui.plan.parser import PlanError
+        from paicli_tui.plan.review import review_loop
+
+        kind = "team" if planner.id_prefix == "step" else "plan"
+        if plan is None:
+            try:
+                plan = create(goal, cancel) if create else planner.create(goal, cancel=cancel)
+            except ModelCancelled:
+                return RunOutcome(kind, False, "CANCELLED", "cancelled")
+            except (PlanError, ModelError) as exc:
+                return RunOutcome(kind, False, "FAILED", f"planning failed: {exc}")
+        else:
+            planner.announce(plan, "file")
+        if self.plan_reviewer is not None and review:
+            on_error = getattr(self.plan_reviewer, "report_error", print)
+            approved = review_loop(planner, self.plan_reviewer, goal, plan, on_error=on_error)
+            if approved is None:
+                return RunOutcome(kind, False, "CANCELLED", "plan cancelled before it ran")
+            plan = approved
+        if cancel.is_set():
+            return RunOutcome(kind, False, "CANCELLED", "cancelled")
+        return plan

@@ -1,0 +1,121 @@
+"""A recorded session standing in for a live one, so the full-screen app can
+play a ledger back (`paicli replay SESSION`). Textual-free: it has the
+surface the app and its screens read (bus, settings, workspace, model label,
+usage, mode, busy, submit, cancel) and plays the timeline onto its bus from
+a thread, like an engine would. Nothing can be submitted: no model, no tools.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Callable
+
+from paicli_tui import events as ev
+from paicli_tui.config.settings import MODES, Settings, checked_mode, next_mode
+from paicli_tui.llm.types import Usage
+from paicli_tui.records.player import Timed, play, timeline
+from paicli_tui.records.runs import load
+
+#: Called on the player thread just before a run's first scheduling event:
+#: (run_started event, the run's goal, "plan" | "team").
+RunOpened = Callable[[ev.RunStarted, str, str], None]
+
+
+class ReplayReadOnly(RuntimeError):
+    """Input typed during a replay."""
+
+
+class ReplaySession:
+    #: The run screen shows a REPLAY badge and the recorded times.
+    is_replay = True
+
+    def __init__(self, path: Path, settings: Settings | None = None) -> None:
+        self.path = path
+        self.session_id = path.stem
+        self.warnings: list[str] = []
+        self.timeline: list[Timed] = timeline(load(path, self.warnings), self.warnings)
+        started = next((t.event for t in self.timeline if isinstance(t.event, ev.SessionStarted)), None)
+        self.settings = settings or Settings()
+        self.workspace = Path(started.workspace) if started else path.parent
+        self.model_label = f"replay of {self.session_id}" + (f" ({started.model})" if started else "")
+        self._mode = started.mode if started and started.mode in MODES else "auto"
+        self.bus = ev.EventBus(self.session_id)
+        self.usage = Usage()
+        self.bus.subscribe(self._count_usage)
+        self._stop = threading.Event()
+        self._playing = threading.Event()
+        self.finished = threading.Event()
+
+    # -- the session surface the UI reads ------------------------------------------------
+
+    @property
+    def approval_mode(self) -> str:
+        return self._mode
+
+    @approval_mode.setter
+    def approval_mode(self, mode: str) -> None:
+        self._mode = checked_mode(mode)
+
+    def cycle_mode(self) -> str:
+        self._mode = next_mode(self._mode)
+        return self._mode
+
+    @property
+    def busy(self) -> bool:
+        return self._playing.is_set()
+
+    @property
+    def read_only_reason(self) -> str:
+        """Why the app takes no input: said once, at the first key."""
+        return f"this is a replay of {self.session_id}: it takes no input and calls no model (Ctrl+C twice quits)"
+
+    @property
+    def intro(self) -> str:
+        """The first transcript line: what is being replayed, and that it is one."""
+        started = next((t.event for t in self.timeline if isinstance(t.event, ev.SessionStarted)), None)
+        model = f" · recorded with {started.model}" if started and started.model else ""
+        return f"REPLAY of {self.session_id}{model} · {self.workspace} — read-only, nothing is sent to a model"
+
+    def submit(self, text: str, attachments=()) -> Future:
+        raise ReplayReadOnly(self.read_only_reason)
+
+    @property
+    def stopped(self) -> bool:
+        return self._stop.is_set()
+
+    def cancel(self) -> None:
+        """Stop the playback where it is."""
+        self._stop.set()
+
+    def close(self) -> None:
+        self._stop.set()
+
+    def _count_usage(self, event: ev.Event) -> None:
+        if isinstance(event, ev.ModelResponse):
+            self.usage = self.usage + Usage(event.prompt_tokens, event.completion_tokens, event.cached_tokens)
+
+    # -- playback -------------------------------------------------------------------------
+
+    def play(self, speed: float | None, on_run: RunOpened | None = None) -> bool:
+        """Publish the recorded events (blocking; run it on a thread).
+        Returns False when stopped before the end."""
+        goal = ""
+
+        def publish(event: ev.Event) -> None:
+            nonlocal goal
+            if isinstance(event, ev.RunRequested):
+                goal = event.goal
+            elif isinstance(event, ev.PlanProposed) and not goal:
+                goal = event.goal
+            elif isinstance(event, ev.RunStarted) and on_run is not None:
+                on_run(event, goal, "team" if event.actor == "orchestrator" else "plan")
+            self.bus.publish(event)
+
+        self._playing.set()
+        try:
+            return play(self.timeline, publish, speed=speed, cancel=self._stop)
+        finally:
+            self._playing.clear()
+            self.finished.set()
