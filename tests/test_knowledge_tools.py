@@ -10,6 +10,7 @@ import pytest
 
 from paicli_tui.config.settings import Settings
 from paicli_tui.knowledge.service import Knowledge
+from paicli_tui.knowledge.tools import knowledge_tools
 from paicli_tui.llm.types import ToolCall
 from paicli_tui.knowledge.memory.database import Database
 from paicli_tui.policy.approval import DenyApprover
@@ -28,7 +29,7 @@ def setup(tmp_path):
     (ws / "app/views.py").write_text("from app.models import Invoice\n\n\ndef show(i):\n    return Invoice().total()\n")
     knowledge = Knowledge(ws, db=Database(tmp_path / "k.sqlite3"))
     registry = ToolRegistry(ws, Settings())
-    for tool in knowledge.tools():
+    for tool in knowledge_tools(knowledge):
         registry.register(tool)
     return knowledge, registry
 

@@ -383,3 +383,19 @@ def test_sections_ignore_headings_inside_code_fences():
     assert rest == "# Top\n\nintro\n\n## Next\n\ny\n"
     replaced = replace_sections(text, ("Tools",), "## Instead\n\nz\n")
     assert replaced == "# Top\n\nintro\n\n## Instead\n\nz\n\n## Next\n\ny\n\n"
+
+
+def test_pinned_task_types_match_the_plan_model():
+    from paicli_tui.plan.model import TaskType
+    from paicli_tui.prompting.assembler import TASK_TYPES
+
+    assert TASK_TYPES == tuple(member.value for member in TaskType)
+
+
+def test_a_task_type_member_selects_the_same_prompt_as_its_name(workspace):
+    from paicli_tui.plan.model import TaskType
+
+    assembler = PromptAssembler(workspace)
+    assert assembler.system_prompt("task", task_type=TaskType.COMMAND) == assembler.system_prompt(
+        "task", task_type="COMMAND")
+    assert "## Task Type\n\nCOMMAND" in assembler.system_prompt("task", task_type=TaskType.COMMAND)

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from paicli_tui.policy.risk import classify_command, split_commands
+from paicli_tui.policy.command_split import split_commands
+from paicli_tui.policy.risk import classify_command
 
 SAFE = [
     "ls -la",

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from paicli_tui.config.mcp_settings import McpSettings
+from paicli_tui.config.permission_rules import parse_permission_rule
 
 APP_NAME = "paicli"
 
@@ -232,10 +233,8 @@ class Permissions(BaseModel):
     @field_validator("allow", "deny")
     @classmethod
     def _rules_parse(cls, rules: list[str]) -> list[str]:
-        from paicli_tui.policy.grants import parse_rule
-
         for rule in rules:
-            parse_rule(rule)  # ValueError names the rule and what is wrong
+            parse_permission_rule(rule)  # ValueError names the rule and what is wrong
         return rules
 
 

@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from paicli_tui.knowledge.codeindex.search import CodeHit
     from paicli_tui.config.settings import Settings
     from paicli_tui.policy.redaction import Redactor
-    from paicli_tui.tools.base import Tool
 
 
 class Knowledge:
@@ -195,14 +194,7 @@ class Knowledge:
         row = self.db.connection().execute("SELECT 1 FROM vectors WHERE model = ? LIMIT 1", (embedder.model,)).fetchone()
         return embedder if row else None
 
-    # -- tools and plumbing ----------------------------------------------------------
-
-    def tools(self) -> "list[Tool]":
-        from paicli_tui.knowledge.codeindex.tools import CodeGraph, SearchCode
-        from paicli_tui.knowledge.memory.tools import SaveMemory, SearchMemory
-
-        return [SaveMemory(self.workspace, self), SearchMemory(self.workspace, self),
-                SearchCode(self.workspace, self), CodeGraph(self.workspace, self)]
+    # -- plumbing ---------------------------------------------------------------------
 
     def close(self) -> None:
         if self._index_cancel is not None:

@@ -15,18 +15,17 @@ everything under it), or for MCP tools ``tool: mcp__SERVER__TOOL`` or
 from __future__ import annotations
 
 import os
-import shlex
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Literal
+from typing import Any, Iterable
 
+from paicli_tui.config.permission_rules import MCP_PREFIX, RuleKind, parse_permission_rule
 from paicli_tui.tools.base import ToolError
-from paicli_tui.policy.risk import split_commands
+from paicli_tui.policy.command_split import split_commands
 from paicli_tui.tools.confinement import display_path, resolve_in_workspace
 
-GrantKind = Literal["command", "exact", "file", "directory", "tool"]
-MCP_PREFIX = "mcp__"
+GrantKind = RuleKind
 FILE_TOOLS = frozenset({"write_file", "edit_file"})
 #: Programs whose second word names what they do (``git status``, ``npm test``).
 SUBCOMMAND_PROGRAMS = frozenset({
@@ -107,36 +106,8 @@ class Grant:
 
 def parse_rule(text: str, source: str = "config") -> Grant:
     """A rule line as a Grant; ValueError naming what is wrong."""
-    head, sep, value = text.partition(":")
-    exact = False
-    if not sep or "=" in head:
-        head, sep, value = text.partition("=")
-        exact = True
-    kind, value = head.strip().lower(), value.strip()
-    if not sep or not value:
-        raise ValueError(f"rule {text!r}: write 'command: PREFIX', 'command= EXACT', 'path: FILE' or 'path: DIR/'")
-    if kind == "command":
-        if exact:
-            return Grant("exact", value, source)
-        try:
-            words = shlex.split(value)
-        except ValueError:
-            raise ValueError(f"rule {text!r}: unbalanced quotes") from None
-        return Grant("command", " ".join(words), source)
-    if kind == "path" and not exact:
-        if value.startswith(("/", "~")) or ".." in Path(value).parts:
-            raise ValueError(f"rule {text!r}: a path rule is relative to the workspace and stays inside it")
-        if value in (".", "./", "**", "*") or value.endswith(("/**", "/")):
-            directory = value.removesuffix("**").rstrip("/")
-            return Grant("directory", f"{directory}/" if directory not in ("", ".") else "./", source)
-        return Grant("file", Path(value).as_posix(), source)
-    if kind == "tool" and not exact:
-        server, sep, rest = value.removeprefix(MCP_PREFIX).partition("__")
-        if not value.startswith(MCP_PREFIX) or not sep or not server or not rest or "*" in rest[:-1]:
-            raise ValueError(f"rule {text!r}: a tool rule names an MCP tool: 'tool: mcp__SERVER__TOOL' or "
-                             "'tool: mcp__SERVER__*'")
-        return Grant("tool", value, source)
-    raise ValueError(f"rule {text!r}: unknown kind {kind!r} (use command, path or tool)")
+    rule = parse_permission_rule(text)
+    return Grant(rule.kind, rule.pattern, source)
 
 
 def single_command_words(command: str) -> list[str] | None:

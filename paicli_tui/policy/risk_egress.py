@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from paicli_tui.policy.risk import SimpleCommand, strip_wrappers
+from paicli_tui.policy.command_split import SimpleCommand, strip_wrappers
 
 if TYPE_CHECKING:
     from paicli_tui.policy.risk_rules import CommandChecker

@@ -9,7 +9,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from paicli_tui.policy.risk import SimpleCommand, split_options, strip_wrappers
+from paicli_tui.policy.command_split import SimpleCommand, split_options, strip_wrappers
 from paicli_tui.policy.risk_egress import egress_reason, stdin_text
 
 ELEVATE = {"sudo", "su", "doas", "pkexec", "run0"}

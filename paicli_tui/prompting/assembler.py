@@ -18,10 +18,12 @@ from pathlib import Path
 
 from paicli_tui.config import resources
 from paicli_tui.config.settings import MODES, config_dir
-from paicli_tui.plan.model import TaskType
 from paicli_tui.prompting.sections import replace_sections, take_section
 from paicli_tui.prompting.skills import Skill, discover_skills, index_lines
 
+#: The plan's task types (P-3.1), pinned here because prompting sits below
+#: plans; a test holds this tuple equal to ``plan.model.TaskType``.
+TASK_TYPES = ("FILE_READ", "FILE_WRITE", "COMMAND", "ANALYSIS", "VERIFICATION")
 ROLES = ("react", "planner", "task", "team-planner", "team-worker", "team-reviewer")
 TOOL_LESS_ROLES = frozenset({"planner", "team-planner", "team-reviewer"})
 #: Roles that get the skills index unless the caller says otherwise.
@@ -77,7 +79,7 @@ class PromptAssembler:
         role: str,
         *,
         approval_mode: str = "auto",
-        task_type: str | TaskType | None = None,
+        task_type: str | None = None,
         with_skills: bool | None = None,
     ) -> str:
         if role not in ROLES:
@@ -97,7 +99,7 @@ class PromptAssembler:
                 self._prompts[key] = self._assemble(role, approval_mode, kind, skills, resources)
             return self._prompts[key]
 
-    def _assemble(self, role: str, approval_mode: str, kind: TaskType | None, skills: bool,
+    def _assemble(self, role: str, approval_mode: str, kind: str | None, skills: bool,
                   resources: tuple[str, ...] = ()) -> str:
         base = self._file("base.md")
         persona = self._file("calm.md")
@@ -119,7 +121,7 @@ class PromptAssembler:
             parts.append(self._skills_index())
         parts.append(self._project_context())
         if kind is not None:
-            parts.append(f"## Task Type\n\n{kind.value}")
+            parts.append(f"## Task Type\n\n{kind}")
         if resources:
             parts.append(self._file("mcp-resources.md").rstrip() + "\n\n" + "\n".join(resources))
         return "\n\n".join(part.strip() for part in parts if part and part.strip()) + "\n"
@@ -202,12 +204,12 @@ class PromptAssembler:
         return text
 
 
-def _task_type(value: str | TaskType) -> TaskType:
-    try:
-        return TaskType(str(getattr(value, "value", value)).upper())
-    except ValueError:
-        valid = ", ".join(t.value for t in TaskType)
-        raise ValueError(f"unknown task type {value!r}; valid types: {valid}") from None
+def _task_type(value: str) -> str:
+    """A task type's name; a ``TaskType`` member is a ``str`` and passes too."""
+    name = str(getattr(value, "value", value)).upper()
+    if name not in TASK_TYPES:
+        raise ValueError(f"unknown task type {value!r}; valid types: {', '.join(TASK_TYPES)}")
+    return name
 
 
 def _reason(exc: BaseException) -> str:

@@ -104,7 +104,9 @@ class Session:
         #: Memory and the code index, shared by every agent with tools (P-9.4).
         self.knowledge = Knowledge(workspace, settings=settings, bus=self.bus, redactor=self.redactor,
                                    recall_limit=settings.memory_recall)
-        for tool in self.knowledge.tools():
+        from paicli_tui.knowledge.tools import knowledge_tools
+
+        for tool in knowledge_tools(self.knowledge):
             self.registry.register(tool)
         self._runs = 0
         self.approver = approver or DenyApprover()

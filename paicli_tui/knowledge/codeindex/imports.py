@@ -11,22 +11,26 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
-if TYPE_CHECKING:
-    from paicli_tui.knowledge.codeindex.parse import Import
+
+@dataclass(frozen=True)
+class Import:
+    raw: str
+    targets: tuple[str, ...]
+    """Slash paths the import may name, most specific first."""
+    line: int
+
 
 _SCRIPT_SUFFIX = re.compile(r"\.(?:[cm]?[jt]sx?)$")
 
 
-def imports_of(language: str, root, path: str) -> "list[Import]":
+def imports_of(language: str, root, path: str) -> list[Import]:
     reader = _READERS.get(language)
     return reader(root, path) if reader else []
 
 
-def _make(raw: str, targets: list[str], line: int) -> "Import":
-    from paicli_tui.knowledge.codeindex.parse import Import
-
+def _make(raw: str, targets: list[str], line: int) -> Import:
     unique = tuple(dict.fromkeys(t.strip("/") for t in targets if t and t.strip("/")))
     return Import(raw, unique, line)
 
@@ -42,7 +46,7 @@ def _line(node) -> int:
 # -- Python ------------------------------------------------------------------
 
 
-def _python(root, path: str) -> "list[Import]":
+def _python(root, path: str) -> list[Import]:
     found = []
     for node in root.named_children:
         if node.type == "import_statement":
@@ -77,7 +81,7 @@ def _python_base(module_node, path: str) -> str:
 # -- JavaScript / TypeScript ------------------------------------------------------
 
 
-def _scripts(root, path: str) -> "list[Import]":
+def _scripts(root, path: str) -> list[Import]:
     found = []
     stack = [root]
     while stack:  # imports sit at the top; require() and import() anywhere
@@ -101,7 +105,7 @@ def _scripts(root, path: str) -> "list[Import]":
     return found
 
 
-def _script_import(string_node, path: str) -> "Import":
+def _script_import(string_node, path: str) -> Import:
     spec = _text(string_node).strip("'\"`")
     target = spec
     if spec.startswith("."):
@@ -115,7 +119,7 @@ def _script_import(string_node, path: str) -> "Import":
 # -- Go ---------------------------------------------------------------------------
 
 
-def _go(root, path: str) -> "list[Import]":
+def _go(root, path: str) -> list[Import]:
     found = []
     for declaration in root.named_children:
         if declaration.type != "import_declaration":
@@ -132,7 +136,7 @@ def _go(root, path: str) -> "list[Import]":
 # -- Rust -------------------------------------------------------------------------
 
 
-def _rust(root, path: str) -> "list[Import]":
+def _rust(root, path: str) -> list[Import]:
     found = []
     for node in root.named_children:
         if node.type != "use_declaration":
@@ -173,7 +177,7 @@ def _use_paths(node, prefix: list[str]) -> list[list[str]]:
 # -- Java -------------------------------------------------------------------------
 
 
-def _java(root, path: str) -> "list[Import]":
+def _java(root, path: str) -> list[Import]:
     found = []
     for node in root.named_children:
         if node.type != "import_declaration":

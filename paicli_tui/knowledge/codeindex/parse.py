@@ -14,7 +14,7 @@ import re
 import threading
 from dataclasses import dataclass, field
 
-from paicli_tui.knowledge.codeindex.imports import imports_of
+from paicli_tui.knowledge.codeindex.imports import Import, imports_of
 from paicli_tui.knowledge.codeindex.languages import LanguageSpec, parser_and_queries, spec_for
 
 #: Values that make a JS/TS variable or class field a function definition.
@@ -44,14 +44,6 @@ class Call:
     caller: str
     """Qualified name of the innermost definition around the call; "" at module level."""
     callee: str
-    line: int
-
-
-@dataclass(frozen=True)
-class Import:
-    raw: str
-    targets: tuple[str, ...]
-    """Slash paths the import may name, most specific first."""
     line: int
 
 
