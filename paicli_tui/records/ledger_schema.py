@@ -4,7 +4,7 @@ The writer is ours, but a ledger is a file a person (or an attacker) can
 edit. Every reader — sessions, verify, report, replay — gets only lines whose
 envelope and payload have the types the event classes declare; a line that
 does not is skipped with its line number and what is wrong, as a torn line
-is. Payload types come from the dataclasses in ``events.py`` themselves, so a
+is. Payload types come from the dataclasses of the events package themselves, so a
 new field is checked the day it is added.
 """
 
@@ -87,7 +87,7 @@ def _event_classes() -> list[type[ev.Event]]:
     while frontier:
         for sub in frontier.pop().__subclasses__():
             frontier.append(sub)
-            if sub.__module__ == ev.__name__:
+            if sub.__module__.startswith(ev.__name__ + "."):
                 found.append(sub)
     return found
 

@@ -27,8 +27,8 @@ def _subclasses(cls: type) -> list[type]:
 
 @lru_cache(maxsize=1)
 def event_classes() -> dict[str, type[ev.Event]]:
-    """Stable ledger name → event class, for every event in events.py."""
-    return {cls.name: cls for cls in _subclasses(ev.Event) if cls.__module__ == ev.__name__}
+    """Stable ledger name → event class, for every event of the events package."""
+    return {cls.name: cls for cls in _subclasses(ev.Event) if cls.__module__.startswith(ev.__name__ + ".")}
 
 
 @lru_cache(maxsize=None)

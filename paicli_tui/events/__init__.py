@@ -1,0 +1,51 @@
+"""Engine events and the thread-safe bus that fans them out.
+
+The vocabulary is split by domain into this package's modules and every
+name is re-exported here, so ``from paicli_tui import events as ev`` reads
+the same wherever an event is used.
+
+Events are small frozen dataclasses carrying data only (never widgets). The
+engine publishes them from worker threads; subscribers (the ledger, the TUI
+queue, the headless printer) must be quick and must not block: the TUI
+subscriber only enqueues, and the app paints in coalesced batches.
+
+Every event has an ``actor`` (the agent instance name: ``react``, ``planner``,
+``task_3``, ``worker-1``, ``reviewer-step_2`` … or ``engine``). ``name`` is the
+stable ledger vocabulary (see docs/ledger.md).
+"""
+
+from __future__ import annotations
+
+from paicli_tui.events.base import Subscriber, Event, EventBus
+from paicli_tui.events.session import SessionStarted, ModeChanged, ModelChanged
+from paicli_tui.events.model import (
+    ModelRequest, ModelDelta, ModelResponse, ModelRetry, CapabilityDropped, ModelError, ModelCallCancelled,
+)
+from paicli_tui.events.tools import (
+    ToolCallStarted, ToolCallFinished, ApprovalRequested, ApprovalDecided, GrantAdded, GrantRevoked, GrantKept,
+)
+from paicli_tui.events.changes import CheckpointSaved, RunChangesRecorded, ChangesReverted, SkillLoaded
+from paicli_tui.events.mcp import McpServerChanged, McpResourceAttached, McpWorkspaceTrusted
+from paicli_tui.events.agent import AgentNote, Compaction, HistoryCleared, AgentFinished
+from paicli_tui.events.plans import (
+    PlanProposed, PlanRejected, RepairRequested, TaskDispatched, TaskStatusChanged, ReplanTriggered, RunFinished,
+)
+from paicli_tui.events.team import WorkerReportParsed, ReviewStarted, ReviewVerdictGiven, StepRetry
+from paicli_tui.events.knowledge import (
+    MemorySaved, MemoryDiscarded, MemoryDeleted, MemoryRecalled, IndexProgress, IndexBuilt,
+)
+from paicli_tui.events.runs import (
+    RunRequested, RunStarted, RunLimitReached, RunCancelled, RunOutcomeRecorded, SecretsRedacted,
+)
+
+__all__ = [
+    "Subscriber", "Event", "EventBus", "SessionStarted", "ModeChanged", "ModelChanged", "ModelRequest",
+    "ModelDelta", "ModelResponse", "ModelRetry", "CapabilityDropped", "ModelError", "ModelCallCancelled",
+    "ToolCallStarted", "ToolCallFinished", "ApprovalRequested", "ApprovalDecided", "GrantAdded", "GrantRevoked",
+    "GrantKept", "CheckpointSaved", "RunChangesRecorded", "ChangesReverted", "SkillLoaded", "McpServerChanged",
+    "McpResourceAttached", "McpWorkspaceTrusted", "AgentNote", "Compaction", "HistoryCleared", "AgentFinished",
+    "PlanProposed", "PlanRejected", "RepairRequested", "TaskDispatched", "TaskStatusChanged", "ReplanTriggered",
+    "RunFinished", "WorkerReportParsed", "ReviewStarted", "ReviewVerdictGiven", "StepRetry", "MemorySaved",
+    "MemoryDiscarded", "MemoryDeleted", "MemoryRecalled", "IndexProgress", "IndexBuilt", "RunRequested",
+    "RunStarted", "RunLimitReached", "RunCancelled", "RunOutcomeRecorded", "SecretsRedacted",
+]

@@ -1,0 +1,104 @@
+"""Events: model calls (P-1)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from paicli_tui.events.base import Event
+
+
+@dataclass(frozen=True)
+class ModelRequest(Event):
+    """One chat completion request. ``new_messages`` holds only the messages
+    appended since this actor's previous request (the full list would make the
+    ledger grow quadratically); ``system_sha256`` lets `verify` check P-2.4."""
+
+    name: ClassVar[str] = "model_request"
+    call_id: str
+    model: str
+    tools: tuple[str, ...]
+    message_count: int
+    system_sha256: str
+    new_messages: tuple[dict, ...] = ()
+    #: The output limit sent (None: none), and the ``response_format`` type
+    #: sent (``json_schema``, ``json_object``; empty: none).
+    max_tokens: int | None = None
+    response_format: str = ""
+
+
+@dataclass(frozen=True)
+class ModelDelta(Event):
+    """A streamed fragment. ``kind`` is ``content``, ``reasoning`` or
+    ``tool_call`` (then ``text`` is an argument fragment and ``tool`` names
+    the tool). Not written to the ledger one by one: `model_response` carries
+    the whole text."""
+
+    name: ClassVar[str] = "model_delta"
+    call_id: str
+    kind: str
+    text: str
+    tool: str = ""
+
+
+@dataclass(frozen=True)
+class ModelResponse(Event):
+    name: ClassVar[str] = "model_response"
+    call_id: str
+    content: str
+    reasoning: str
+    tool_calls: tuple[dict, ...]
+    finish_reason: str | None
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int
+    duration_s: float
+    unexecuted_markup: str | None = None
+    #: How many of ``tool_calls`` were read from ``<tool_call>`` text in the
+    #: content (``tool_calls_in_content``), not sent as real tool calls.
+    recovered_tool_calls: int = 0
+    #: False when the server sent no usage for this call (llama-cpp-python
+    #: ignores ``stream_options``): the token fields are then 0, not counted.
+    usage_reported: bool = True
+
+
+@dataclass(frozen=True)
+class ModelRetry(Event):
+    name: ClassVar[str] = "model_retry"
+    call_id: str
+    attempt: int
+    delay_s: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class CapabilityDropped(Event):
+    """The server refused an optional request field (HTTP 400 naming it, or
+    a 5xx naming ``response_format``): the call is sent once more without it
+    or in its ``fallback`` form, and no later call of this session sends
+    more. ``field`` is ``response_format`` or ``max_tokens``."""
+
+    name: ClassVar[str] = "capability_dropped"
+    call_id: str
+    field: str
+    reason: str
+    #: What is sent instead from now on: a weaker ``response_format`` form
+    #: (``json_object_schema``, ``json_object``) or ``max_completion_tokens``;
+    #: empty when the field is no longer sent at all.
+    fallback: str = ""
+
+
+@dataclass(frozen=True)
+class ModelError(Event):
+    name: ClassVar[str] = "model_error"
+    call_id: str
+    kind: str
+    message: str
+
+
+@dataclass(frozen=True)
+class ModelCallCancelled(Event):
+    """The call was stopped because the person cancelled (not a failure)."""
+
+    name: ClassVar[str] = "model_cancelled"
+    call_id: str

@@ -1,0 +1,82 @@
+"""Events: run records (P-8)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from paicli_tui.events.base import Event
+
+
+# Facts the ledger needs so a run can be rebuilt, reported and verified alone.
+
+
+@dataclass(frozen=True)
+class RunRequested(Event):
+    """A run begins: ``kind`` is react | plan | team. ``limits`` holds the
+    per-agent and per-run budgets in force, ``prices`` the price per million
+    tokens of the model used (empty when none is configured),
+    ``attachments`` the files attached with ``@path`` (``Attachment.record()``
+    each: path and size, never the content)."""
+
+    name: ClassVar[str] = "run_requested"
+    kind: str
+    goal: str
+    limits: dict = field(default_factory=dict)
+    prices: dict = field(default_factory=dict)
+    attachments: tuple = ()
+
+
+@dataclass(frozen=True)
+class RunStarted(Event):
+    """The plan executor starts a plan version: the scheduling facts `verify`
+    checks against (``parallelism`` is the effective limit) and the plan it
+    actually runs (a plan file or a hand edit included)."""
+
+    name: ClassVar[str] = "run_started"
+    policy: str
+    parallelism: int
+    workers: tuple[str, ...]
+    max_replans: int
+    version: int
+    plan: dict
+
+
+@dataclass(frozen=True)
+class RunLimitReached(Event):
+    """A per-run budget is used up: no new task is dispatched after this."""
+
+    name: ClassVar[str] = "run_limit"
+    limit: str  # tokens | turns | seconds
+    reason: str
+
+
+@dataclass(frozen=True)
+class RunCancelled(Event):
+    """The person asked to stop the current run (Esc, Ctrl+C)."""
+
+    name: ClassVar[str] = "run_cancelled"
+    reason: str
+
+
+@dataclass(frozen=True)
+class RunOutcomeRecorded(Event):
+    """How a run ended, as `paicli run` reports it (``ok`` → exit code 0)."""
+
+    name: ClassVar[str] = "run_outcome"
+    kind: str
+    ok: bool
+    status: str
+    text: str
+
+
+@dataclass(frozen=True)
+class SecretsRedacted(Event):
+    """Secrets were replaced in a tool result before it was recorded or sent
+    to the model. ``kinds`` names what was found (never the values)."""
+
+    name: ClassVar[str] = "secrets_redacted"
+    call_id: str
+    tool: str
+    count: int
+    kinds: tuple[str, ...] = ()
