@@ -148,3 +148,19 @@ def test_the_layer_contracts_hold():
     result = subprocess.run([lint, "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=240)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     assert "0 broken" in result.stdout
+
+
+def test_the_names_outside_checks_rely_on_import_from_where_they_say():
+    import tomllib
+
+    from paicli_tui.plan import PlanError, parse_plan
+    from paicli_tui.team import StructuredReplyError, parse_review_verdict, parse_worker_report
+
+    plan = parse_plan('{"tasks": [{"id": "a", "description": "x"}, {"id": "b", "description": "y", '
+                      '"dependencies": ["a"]}]}')
+    assert plan.topological_order() == ["task_1", "task_2"] and plan.batches() == [["task_1"], ["task_2"]]
+    assert issubclass(PlanError, Exception) and issubclass(StructuredReplyError, Exception)
+    assert parse_review_verdict("not json").approved is False
+    assert callable(parse_worker_report)
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
+    assert scripts == {"paicli": "paicli_tui.cli:main"}
