@@ -10,7 +10,7 @@ from paicli_tui.present.figures import approximate_cost, format_clock, format_el
 from paicli_tui.ui.run.plain_log import WrappedText, wrap
 from paicli_tui.ui.run.run_hints import hints_for
 from paicli_tui.ui.run.run_layout import MIN_PANE_WIDTH, plan_layout, tree_width
-from paicli_tui.ui.run.task_views import AttemptView, TaskView
+from paicli_tui.records.run_views import AttemptView, TaskView
 from paicli_tui.ui.run.text_chunks import Chunker, plain_line
 from paicli_tui.ui.run.timeline_model import build_timeline, critical_path
 

@@ -15,8 +15,6 @@ input. The transcript's scroll keys also work from the input.
 
 from __future__ import annotations
 
-from concurrent.futures import Future
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +27,9 @@ from textual.screen import Screen
 from paicli_tui import events as ev
 from paicli_tui.config.settings import MODES
 from paicli_tui.llm.types import Usage
+from paicli_tui.plan.model import id_prefix_of
 from paicli_tui.present.figures import session_price
+from paicli_tui.ui.bridge.pump_items import JobEnded
 from paicli_tui.ui.conversation.command_provider import SlashCommandProvider
 from paicli_tui.ui.conversation.command_runner import JOB_COMMANDS, CommandRunner
 from paicli_tui.ui.conversation.composer import Composer
@@ -40,25 +40,9 @@ from paicli_tui.ui.conversation.queued_inputs import QueuedInput, QueuedInputs
 from paicli_tui.ui.conversation.slash_commands import parse_slash
 from paicli_tui.ui.conversation.status_bar import StatusBar, short_path
 from paicli_tui.ui.conversation.transcript import Transcript
-from paicli_tui.ui.review.plan_edit_state import id_prefix_of
 
 if TYPE_CHECKING:
     from paicli_tui.ui.app import PaicliApp
-
-
-@dataclass(frozen=True)
-class JobEnded:
-    """A submitted input finished (posted from the engine thread)."""
-
-    outcome: Any = None
-    error: BaseException | None = None
-
-    @classmethod
-    def from_future(cls, future: Future) -> "JobEnded":
-        if future.cancelled():
-            return cls(error=RuntimeError("cancelled before it started"))
-        error = future.exception()
-        return cls(error=error) if error is not None else cls(outcome=future.result())
 
 
 class MainScreen(Screen):

@@ -19,16 +19,11 @@ from pathlib import Path
 from typing import Callable
 
 from paicli_tui.plan import edits
-from paicli_tui.plan.model import Plan
+from paicli_tui.plan.model import Plan, id_prefix_of
 from paicli_tui.plan.parser import PlanError, plan_from_dict, validate_plan_dict
 from paicli_tui.plan.schema import entries_key
 from paicli_tui.plan.strict_json import StrictJsonError, read_json_object
-from paicli_tui.ui.run.run_model import TaskView, tasks_from_entries
-
-
-def id_prefix_of(plan: Plan) -> str:
-    """``step`` for a team plan, ``task`` otherwise."""
-    return "step" if plan.tasks and all(task.id.startswith("step_") for task in plan.tasks) else "task"
+from paicli_tui.records.run_views import TaskView, tasks_from_entries
 
 
 @dataclass

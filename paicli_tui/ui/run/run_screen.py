@@ -27,12 +27,13 @@ from textual.widgets import Static, Tree
 
 from paicli_tui.plan.model import Plan
 from paicli_tui.present.figures import narrow_glyphs
-from paicli_tui.ui.conversation.main_screen import JobEnded
+from paicli_tui.records.run_views import tasks_from_plan
+from paicli_tui.ui.bridge.pump_items import JobEnded
 from paicli_tui.ui.review.plan_edit_dialogs import Confirm
 from paicli_tui.ui.run.run_figures import heading_figures
 from paicli_tui.ui.run.run_hints import hints_for
 from paicli_tui.ui.run.run_layout import RunLayout, plan_layout
-from paicli_tui.ui.run.run_model import RunModel, tasks_from_plan
+from paicli_tui.ui.run.run_model import RunModel
 from paicli_tui.ui.run.run_summary import RunSummary
 from paicli_tui.ui.run.run_tree import RunTaskTree
 from paicli_tui.ui.run.task_details import TaskDetailsScreen
