@@ -12,7 +12,7 @@ from paicli_tui.config.settings import Price
 from paicli_tui.policy.approval import ApprovalRequest, Decision, as_answer
 from paicli_tui.ui.approval.approval import ApprovalScreen
 from paicli_tui.ui.conversation.main_screen import MainScreen
-from paicli_tui.ui.review.plan_edit_dialogs import Confirm
+from paicli_tui.ui.common.dialogs import Confirm
 from paicli_tui.ui.run.run_screen import RunScreen
 from tests.ui.conftest import settle, text_of, transcript_text
 from tests.ui.run_host import screen_text

@@ -29,7 +29,7 @@ from paicli_tui.plan.model import Plan
 from paicli_tui.present.figures import narrow_glyphs
 from paicli_tui.records.run_views import tasks_from_plan
 from paicli_tui.ui.bridge.pump_items import JobEnded
-from paicli_tui.ui.review.plan_edit_dialogs import Confirm
+from paicli_tui.ui.common.dialogs import Confirm
 from paicli_tui.ui.run.run_figures import heading_figures
 from paicli_tui.ui.run.run_hints import hints_for
 from paicli_tui.ui.run.run_layout import RunLayout, plan_layout
