@@ -125,6 +125,16 @@ def single_command_words(command: str) -> list[str] | None:
     return parts[0].words or None
 
 
+def network_allowed(command: str, prefixes: Iterable[str]) -> bool:
+    """Whether a plain single command starts with one of the prefixes the
+    person let use the network (compound commands never do)."""
+    words = single_command_words(command)
+    if words is None:
+        return False
+    words = [os.path.basename(words[0]), *words[1:]]
+    return any(words[: len(split)] == split for split in (p.split() for p in prefixes) if split)
+
+
 def _all_words(command: str) -> list[list[str]]:
     try:
         return [part.words for part in split_commands(command)]

@@ -98,6 +98,8 @@ class Session:
             risk_checker = ModelRiskChecker(self.client, self.assembler.prompt_file("risk-check.md"))
         self.registry = ToolRegistry(workspace, settings, risk_checker=risk_checker, redactor=self.redactor,
                                      saved_rules=self._saved_rules())
+        if self.registry.sandbox.warning:
+            self.warnings.append(self.registry.sandbox.warning)
         self.checkpoints = self._checkpoints(settings, workspace)
         from paicli_tui.knowledge.service import Knowledge
 

@@ -1,0 +1,1 @@
+"""Isolation of what agents run: the OS sandbox for commands."""
