@@ -275,10 +275,11 @@ class ResolvedProvider(BaseModel):
     api_key_env: str
 
     def api_key(self) -> str | None:
-        """The key from the environment, or None when unset/empty."""
-        if not self.api_key_env:
-            return None
-        return os.environ.get(self.api_key_env) or None
+        """The key from the environment or, once captured out of it, from
+        paicli's memory; None when unset/empty."""
+        from paicli_tui.config import secret_store
+
+        return secret_store.read(self.api_key_env)
 
     def missing_key(self) -> str | None:
         """A one-line problem when a remote server will need a key that is

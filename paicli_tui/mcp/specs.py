@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from paicli_tui.config import secret_store
 from paicli_tui.config.mcp_settings import REFERENCE, McpServerSettings, McpSettings, secret_header, server_name_problem
 from paicli_tui.config.secret_names import looks_like_secret_name
 
@@ -75,13 +76,16 @@ class McpConfig:
 
 
 def load_mcp_config(settings: McpSettings, workspace: Path, environ: Mapping[str, str] | None = None) -> McpConfig:
-    environ = os.environ if environ is None else environ
+    held = secret_store.captured()
+    environ = {**os.environ, **held} if environ is None else environ
     config = McpConfig([])
     for name, server in settings.servers.items():
         if server.enabled:
             config.servers.append(_from_settings(name, server, workspace, environ))
     if settings.workspace_file:
-        _add_workspace_file(config, workspace, environ)
+        # paicli's API key goes only to servers the person configured: a
+        # cloned repository's .mcp.json naming it finds it unset.
+        _add_workspace_file(config, workspace, {k: v for k, v in environ.items() if k not in held})
     return config
 
 
