@@ -218,7 +218,7 @@ class Session:
         from paicli_tui.tools.skill import LoadSkill
 
         checkpoints = Checkpoints(workspace, self.session_id, bus=self.bus,
-                                  max_bytes=int(settings.checkpoint_max_mb * 2**20))
+                                  max_bytes=int(settings.checkpoint_max_mb * 2**20), redact=self.redactor.at_rest)
         self.registry.checkpoints = checkpoints.recorder
         if self.assembler.skills():
             self.registry.add_tool(LoadSkill(self.registry.workspace, self.assembler.skills))
