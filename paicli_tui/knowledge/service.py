@@ -92,7 +92,12 @@ class Knowledge:
         if cancelled:
             self._publish(MemoryDiscarded("session", len(pending), reason))
             return []
-        kept = self.memory.add_many([(fact.text, "agent", fact.agent, run.run) for fact in pending])
+        try:
+            kept = self.memory.add_many([(fact.text, "agent", fact.agent, run.run) for fact in pending])
+        except (DatabaseError, sqlite3.Error, OSError) as exc:
+            # A broken memory must not cost the run its recorded outcome.
+            self._publish(MemoryDiscarded("session", len(pending), f"the memory database is unusable: {exc}"))
+            return []
         for fact in kept:
             self._publish(MemorySaved(fact.agent, fact.id, fact.text, "agent", fact.run))
         return kept
