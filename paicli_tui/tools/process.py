@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from paicli_tui.tools.command_env import CommandEnvPolicy
-from paicli_tui.tools.proc_table import MARKER_VARIABLE, leftovers
+from paicli_tui.tools.proc_table import MARKER_VARIABLE, Leftovers, leftovers
 
 HEAD_BYTES = 16 * 1024
 TAIL_BYTES = 16 * 1024
@@ -189,13 +189,18 @@ def run_command(command: str, cwd: Path, timeout_s: float, cancel: threading.Eve
         process.stdout.close()
         if process.poll() is None:
             kill_group(process)
-        left = _settled_leftovers(process.pid, marker)
+        # Confined, the command's PID namespace ended with it: nothing it
+        # started is left, and a scan would only catch processes mid-death.
+        left = _NOTHING_LEFT if wrap is not None else _settled_leftovers(process.pid, marker)
         if not left.in_group:
             LIVE_GROUPS.discard(process.pid)
     return CommandOutcome(
         process.returncode, buffer.text(), buffer.omitted, time.monotonic() - started, stopped,
         left.in_group, left.escaped,
     )
+
+
+_NOTHING_LEFT = Leftovers((), ())
 
 
 def _settled_leftovers(pgid: int, marker: str):
