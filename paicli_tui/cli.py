@@ -130,6 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
     for action in (listing, searching, adding, deleting):
         action.add_argument("--workspace", "-w", metavar="DIR", default=argparse.SUPPRESS,
                             help="project folder whose facts these are (default: current)")
+    doctor = sub.add_parser("doctor", help="say whether commands run in the OS sandbox here, and why not")
+    doctor.add_argument("--workspace", "-w", metavar="DIR", help="project folder (default: current)")
     return parser
 
 
@@ -145,6 +147,7 @@ HANDLERS = {
     "undo": "undo",
     "index": "index",
     "memory": "memory",
+    "doctor": "doctor",
 }
 
 

@@ -31,6 +31,9 @@ def paicli_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("PAICLI_HOME", str(home))
     for var in ("OPENAI_API_KEY", "DEEPSEEK_API_KEY", "ZHIPUAI_API_KEY", "PAICLI_API_KEY"):
         monkeypatch.delenv(var, raising=False)
+    from paicli_tui.config import secret_store
+
+    secret_store.forget_all()
     return home
 
 

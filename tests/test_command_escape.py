@@ -26,7 +26,7 @@ pytestmark = pytest.mark.timeout(30)
 
 def execute(workspace: Path, cancel: threading.Event | None = None, **args):
     ctx = ToolContext("tester", cancel or threading.Event(), TrustedUrls(), AutoApprover())
-    registry = ToolRegistry(workspace, Settings(command_timeout=30))
+    registry = ToolRegistry(workspace, Settings(command_timeout=30, sandbox="off"))
     return registry.execute(ToolCall("x", "execute_command", json.dumps(args)), ctx)
 
 
@@ -103,7 +103,8 @@ def test_closing_the_session_kills_what_its_commands_left_running(tmp_path):
 
     command = "sleep 300 > /dev/null 2>&1 & echo $! > pids"
     script = Script({"react": [Reply(tool_calls=[("execute_command", {"command": command})]), Reply(content="started")]})
-    settings = Settings(provider="custom", base_url="http://scripted.invalid/v1", model="m", max_retries=0)
+    settings = Settings(provider="custom", base_url="http://scripted.invalid/v1", model="m", max_retries=0,
+                        sandbox="off")  # unconfined, so the background sleep outlives its command
     session = Session(settings, tmp_path, approver=AutoApprover(), transport=ScriptedTransport(script))
     pids = []
     try:

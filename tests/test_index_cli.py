@@ -113,3 +113,15 @@ def test_a_killed_indexer_leaves_a_usable_index(tmp_path, paicli_home):
     assert report["files"] == total and report["complete"]
     # The batch in flight at the kill was rolled back: only it is redone.
     assert report["added"] == total - files and report["unchanged"] == files
+
+
+def test_two_index_runs_at_once_both_finish(tmp_path, paicli_home):
+    ws = tmp_path / "ws"
+    _tree(ws, 120)
+    procs = [subprocess.Popen([sys.executable, "-m", "paicli_tui", "index", "--workspace", str(ws), "--json"],
+                              cwd=tmp_path, env=paicli_env(paicli_home), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = [proc.communicate(timeout=110) for proc in procs]
+    assert [proc.returncode for proc in procs] == [0, 0], outs
+    assert all("Traceback" not in err for _, err in outs)
+    assert sum(json.loads(out.splitlines()[-1])["files"] for out, _ in outs) >= 120

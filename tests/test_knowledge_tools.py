@@ -34,9 +34,10 @@ def setup(tmp_path):
     return knowledge, registry
 
 
-def run(registry, name, **arguments):
-    # DenyApprover: none of these tools may ask the person anything, in any mode.
-    ctx = ToolContext("task_1", threading.Event(), TrustedUrls(), DenyApprover(), approval_mode="ask")
+def run(registry, name, mode="auto", **arguments):
+    # DenyApprover: in auto mode none of these tools may ask the person anything;
+    # in ask mode only save_memory does (a fact reaches later sessions).
+    ctx = ToolContext("task_1", threading.Event(), TrustedUrls(), DenyApprover(), approval_mode=mode)
     return registry.execute(ToolCall("c1", name, json.dumps(arguments)), ctx)
 
 
@@ -74,6 +75,10 @@ def test_code_graph_gives_definitions_callers_callees_and_importers(setup):
 def test_save_and_search_memory(setup):
     knowledge, registry = setup
     knowledge.begin_run("s/1")
+    refused = run(registry, "save_memory", mode="ask", fact="Invoices are totalled in app/models.py")
+    assert not refused.ok
+    for tool, arguments in (("search_memory", {"query": "x"}), ("search_code", {"query": "total"})):
+        assert "denied" not in run(registry, tool, mode="ask", **arguments).content
     saved = run(registry, "save_memory", fact="Invoices are totalled in app/models.py")
     assert saved.ok and saved.content.startswith("noted (kept when this run ends)")
     found = run(registry, "search_memory", query="where are invoices totalled")

@@ -89,7 +89,8 @@ def test_auth_failure_is_not_retried_and_hides_the_key(server, script, bus, stat
         with pytest.raises(ModelAuthError) as caught:
             client.chat([], agent="react")
     # The server's reason is kept (P-1.3: say why), with the key in it redacted.
-    assert str(caught.value) == f"API key rejected by {server.base_url} ({status}): Incorrect API key provided: [REDACTED]"
+    said = "API key rejected by {} (401)" if status == 401 else "{} refused the request (403)"
+    assert str(caught.value) == said.format(server.base_url) + ": Incorrect API key provided: [REDACTED]"
     assert len(server.requests) == 1
     errors = [e for e in bus.events if isinstance(e, ModelErrorEvent)]
     assert [(e.kind, e.message) for e in errors] == [("auth", str(caught.value))]
@@ -101,6 +102,16 @@ def test_auth_failure_without_a_key_names_the_variable(server, script):
         client.api_key_env = "OPENAI_API_KEY"
         with pytest.raises(ModelAuthError, match="none was sent: .*; set OPENAI_API_KEY$"):
             client.chat([], agent="react")
+
+
+@pytest.mark.parametrize("key", [None, "sk-some-key-0123456789"])
+def test_a_403_says_what_the_server_said_not_that_a_key_is_needed(server, script, key):
+    script.add("react", Reply(status=403, body=json.dumps({"error": {"message": "region blocked"}})))
+    with make_client(server, api_key=key) as client:
+        client.api_key_env = "OPENAI_API_KEY"
+        with pytest.raises(ModelAuthError) as caught:
+            client.chat([], agent="react")
+    assert str(caught.value) == f"{server.base_url} refused the request (403): region blocked"
 
 
 def test_other_4xx_carries_status_and_server_message(server, script):

@@ -18,7 +18,7 @@ from paicli_tui.knowledge.memory.database import database_path
 from paicli_tui.knowledge.memory.facts import MemoryStore
 from paicli_tui.knowledge.memory.database import Database
 from paicli_tui.session.live import Session
-from paicli_tui.policy.approval import AutoApprover
+from paicli_tui.policy.approval import AutoApprover, DenyApprover
 from tests.support.recorder import approve, done, task_plan, team_plan
 
 pytestmark = pytest.mark.timeout(40)
@@ -144,3 +144,21 @@ def test_the_person_reads_what_agents_kept_and_what_was_dropped():
     dropped = describe(ev.MemoryDiscarded("session", 2, "the run was cancelled"))
     assert dropped.text == "not kept in memory: 2 fact(s) saved by agents, because the run was cancelled"
     assert argument_subject('{"symbol": "Cart.total"}') == "Cart.total"
+
+
+@pytest.mark.parametrize("answer,kept", [(DenyApprover(), 0), (AutoApprover(), 1)])
+def test_in_ask_mode_a_fact_is_kept_only_with_the_person_s_yes(tmp_path, answer, kept):
+    script = Script({"react": [Reply(tool_calls=[("save_memory", {"fact": FACT})]), Reply(content="ok")]})
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    config = Settings(provider="custom", base_url="http://scripted.invalid/v1", model="m", max_retries=0,
+                      approval_mode="ask")
+    session = Session(config, workspace, approver=answer, transport=ScriptedTransport(script))
+    asked: list = []
+    session.bus.subscribe(lambda e: asked.append(e) if isinstance(e, ev.ApprovalRequested) else None)
+    try:
+        assert session.start_react("remember the smtp thing").result(timeout=20).ok
+    finally:
+        session.close()
+    assert [e.tool for e in asked] == ["save_memory"]
+    assert MemoryStore(Database(database_path(workspace))).count() == kept

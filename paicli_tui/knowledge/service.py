@@ -14,7 +14,7 @@ import sqlite3
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from paicli_tui.events import (
     EventBus,
@@ -92,7 +92,12 @@ class Knowledge:
         if cancelled:
             self._publish(MemoryDiscarded("session", len(pending), reason))
             return []
-        kept = self.memory.add_many([(fact.text, "agent", fact.agent, run.run) for fact in pending])
+        try:
+            kept = self.memory.add_many([(fact.text, "agent", fact.agent, run.run) for fact in pending])
+        except (DatabaseError, sqlite3.Error, OSError) as exc:
+            # A broken memory must not cost the run its recorded outcome.
+            self._publish(MemoryDiscarded("session", len(pending), f"the memory database is unusable: {exc}"))
+            return []
         for fact in kept:
             self._publish(MemorySaved(fact.agent, fact.id, fact.text, "agent", fact.run))
         return kept
@@ -135,9 +140,11 @@ class Knowledge:
                 self._embedder = Embedder.from_settings(self._settings)
         return self._embedder
 
-    def build_index(self, cancel: threading.Event | None = None, *, progress=None) -> "IndexReport":
-        """Build or refresh the index; one build at a time per session.
-        ``progress`` (optional) gets each IndexProgressReport too."""
+    def build_index(self, cancel: threading.Event | None = None, *, progress=None,
+                    on_wait: Callable[[], None] | None = None) -> "IndexReport":
+        """Build or refresh the index; one build at a time per session, and
+        per workspace across processes (``on_wait`` is told when another
+        process holds it). ``progress`` (optional) gets each IndexProgressReport too."""
         from paicli_tui.knowledge.codeindex.indexer import Indexer, IndexProgressReport
 
         def report(step: IndexProgressReport) -> None:
@@ -150,7 +157,10 @@ class Knowledge:
 
             raise IndexBuildError("the index is already being built")
         try:
-            built = Indexer(self.db, self.workspace, embedder=self.embedder).build(cancel, report)
+            from paicli_tui.knowledge.index_lock import index_lock
+
+            with index_lock(self.db.path, cancel, on_wait):
+                built = Indexer(self.db, self.workspace, embedder=self.embedder).build(cancel, report)
         finally:
             self._index_lock.release()
         self._publish(IndexBuilt("indexer", built.files, built.added, built.changed, built.unchanged, built.removed,

@@ -117,7 +117,11 @@ class ReplyReader:
         message = server_message(raw)
         reason = f": {message}" if message else ""
         url = self.base_url
-        if status in (401, 403):
+        if status == 403:
+            # Forbidden is not "unauthenticated": a region block, a model the
+            # key may not use, a quota. Say what the server said.
+            return ModelAuthError(f"{url} refused the request (403){reason}")
+        if status == 401:
             if key_sent:
                 return ModelAuthError(f"API key rejected by {url} ({status}){reason}")
             hint = f"set {key_env}" if key_env else "set an API key with --api-key-env VAR"

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Callable
 
 from paicli_tui.events import EventBus, McpServerChanged, McpWorkspaceTrusted
 from paicli_tui.config.mcp_settings import McpSettings
+from paicli_tui.mcp.trust_digest import grants_text
 from paicli_tui.mcp.specs import McpConfig, ServerSpec
 from paicli_tui.tools.base import ToolError, ToolStopped
 
@@ -232,8 +233,8 @@ class McpManager:
                 if connection is None:
                     state = "untrusted" if spec in self.untrusted else "stopped"
                     out.append(ServerStatus(spec.name, spec.source, spec.transport, self.redact(spec.target()), state,
-                                            "press t to agree to this workspace's .mcp.json and start it"
-                                            if state == "untrusted" else ""))
+                                            "press t to agree to this workspace's .mcp.json and start it: "
+                                            + self.redact(grants_text(spec)) if state == "untrusted" else ""))
                     continue
                 tools = tuple(ToolView(n, self._tools[n].description, self._tools[n].read_only_hint)
                               for n in self._server_tools.get(spec.name, ()) if n in self._tools)

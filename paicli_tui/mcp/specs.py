@@ -17,15 +17,16 @@ No SDK import: this is only reading and checking.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
+from paicli_tui.config import secret_store
 from paicli_tui.config.mcp_settings import REFERENCE, McpServerSettings, McpSettings, secret_header, server_name_problem
 from paicli_tui.config.secret_names import looks_like_secret_name
+from paicli_tui.mcp.trust_digest import script_hashes, trust_digest
 
 WORKSPACE_FILE = ".mcp.json"
 
@@ -49,6 +50,8 @@ class ServerSpec:
     """Why it cannot start (a variable not set, a transport paicli lacks)."""
     secrets: tuple[str, ...] = field(default=(), repr=False)
     """Values read for credential-looking names: kept out of every record."""
+    scripts: tuple[tuple[str, str], ...] = ()
+    """(word, sha256) of each workspace file its command line names."""
 
     def target(self) -> str:
         """What the server is, for the person: the command line or the URL,
@@ -75,13 +78,16 @@ class McpConfig:
 
 
 def load_mcp_config(settings: McpSettings, workspace: Path, environ: Mapping[str, str] | None = None) -> McpConfig:
-    environ = os.environ if environ is None else environ
+    held = secret_store.captured()
+    environ = {**os.environ, **held} if environ is None else environ
     config = McpConfig([])
     for name, server in settings.servers.items():
         if server.enabled:
             config.servers.append(_from_settings(name, server, workspace, environ))
     if settings.workspace_file:
-        _add_workspace_file(config, workspace, environ)
+        # paicli's API key goes only to servers the person configured: a
+        # cloned repository's .mcp.json naming it finds it unset.
+        _add_workspace_file(config, workspace, {k: v for k, v in environ.items() if k not in held})
     return config
 
 
@@ -125,10 +131,12 @@ def _add_workspace_file(config: McpConfig, workspace: Path, environ: Mapping[str
         if isinstance(spec, str):
             config.warnings.append(f"{path}: server {name!r}: {spec}; skipped")
             continue
+        if spec.transport == "stdio":
+            spec = replace(spec, scripts=script_hashes(spec.command, spec.args, spec.cwd, workspace))
         config.servers.append(spec)
     if config.workspace_servers():
         config.workspace_file = path
-        config.workspace_sha256 = hashlib.sha256(raw).hexdigest()
+        config.workspace_sha256 = trust_digest(raw, config.workspace_servers())
 
 
 def _from_json(name: str, entry: Any, workspace: Path, environ: Mapping[str, str]) -> ServerSpec | str:

@@ -17,6 +17,7 @@ In this order:
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -56,6 +57,9 @@ class ApprovalGate:
         self.grants = grants
         self.risk_checker = risk_checker
         self.redactor = redactor if redactor is not None else Redactor()
+        #: Files changed after this are the session's own: running one as a
+        #: script runs text the model chose, so it is risky.
+        self.started_ns = time.time_ns()
 
     def check(self, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> GateOutcome:
         """Raises ToolError (from ``tool.preview``) when the call cannot
@@ -127,7 +131,7 @@ class ApprovalGate:
         if self.redactor.contains(command):
             # The model only has the value if it leaked: never pass it on unasked.
             return RiskVerdict(True, "the command contains a secret this session knows (shown as [REDACTED])")
-        verdict = classify_command(command, self.workspace)
+        verdict = classify_command(command, self.workspace, self.started_ns)
         if verdict.risky or self.risk_checker is None:
             return verdict
         try:

@@ -22,7 +22,9 @@ from typing import Any, Iterable
 
 from paicli_tui.config.permission_rules import MCP_PREFIX, RuleKind, parse_permission_rule
 from paicli_tui.tools.base import ToolError
+from paicli_tui.policy import arg_shapes
 from paicli_tui.policy.command_split import split_commands
+from paicli_tui.policy.invocations import invocations
 from paicli_tui.tools.confinement import display_path, resolve_in_workspace
 
 GrantKind = RuleKind
@@ -61,10 +63,13 @@ class Grant:
                 "file": f"path: {self.pattern}", "directory": f"path: {self.pattern}",
                 "tool": f"tool: {self.pattern}"}[self.kind]
 
-    def describe(self) -> str:
-        """What the grant allows, in words for the person."""
+    def describe(self, *, deny: bool = False) -> str:
+        """What the grant allows (or, as a deny rule, refuses), in words for
+        the person. A deny rule holds however the command is spelt."""
         if self.kind == "command":
-            return f"commands that start with `{self.pattern}`"
+            if deny:
+                return f"commands that run `{self.pattern}`, however spelt (env, sh -c, xargs, full paths …)"
+            return arg_shapes.describe(self.pattern.split(" "))
         if self.kind == "exact":
             return f"exactly the command `{self.pattern}`"
         if self.kind == "file":
@@ -91,9 +96,11 @@ class Grant:
                 return command.strip() == self.pattern
             prefix = self.pattern.split(" ")
             if any_part:
-                return any(words[: len(prefix)] == prefix for words in _all_words(command))
+                return _denied(prefix, command, workspace)
             words = single_command_words(command)
-            return words is not None and words[: len(prefix)] == prefix
+            if words is None or words[: len(prefix)] != prefix or not _plain(command, workspace):
+                return False
+            return arg_shapes.misfit(prefix, words[len(prefix):]) is None
         if tool not in FILE_TOOLS:
             return False
         relative = _relative(workspace, args.get("path"))
@@ -125,11 +132,50 @@ def single_command_words(command: str) -> list[str] | None:
     return parts[0].words or None
 
 
-def _all_words(command: str) -> list[list[str]]:
+def network_allowed(command: str, prefixes: Iterable[str]) -> bool:
+    """Whether a plain single command starts with one of the prefixes the
+    person let use the network (compound commands never do)."""
+    words = single_command_words(command)
+    if words is None:
+        return False
+    words = [os.path.basename(words[0]), *words[1:]]
+    return any(words[: len(split)] == split for split in (p.split() for p in prefixes) if split)
+
+
+def _denied(prefix: list[str], command: str, workspace: Path) -> bool:
+    """A deny rule matches when any program the command runs, however it is
+    spelt, starts with the rule's words; a word only known when the command
+    runs matches any rule word, and a command that cannot be analysed is
+    denied whenever deny rules exist."""
     try:
-        return [part.words for part in split_commands(command)]
+        runs = invocations(command, workspace)
     except ValueError:
-        return []
+        return True
+    rule = [os.path.basename(prefix[0]), *prefix[1:]]
+    for inv in runs:
+        if inv.dynamic:
+            return True
+        words = list(inv.words)
+        if len(words) < len(rule) and not inv.appends_input:
+            continue
+        if all(i >= len(words) or _word_matches(words[i], want) for i, want in enumerate(rule)):
+            return True
+    return False
+
+
+def _word_matches(word: str, want: str) -> bool:
+    return word == want or "$" in word or "`" in word
+
+
+def _plain(command: str, workspace: Path) -> bool:
+    """An allow rule or grant covers only a command that runs one program,
+    spelt plainly: no wrapper, shell, variable or environment prefix."""
+    try:
+        runs = invocations(command, workspace)
+    except ValueError:
+        return False
+    runs = [r for r in runs if not (r.via and r.via[-1].endswith(" -m"))]  # python -m X is one program
+    return len(runs) == 1 and not runs[0].dynamic and not runs[0].via and not runs[0].assignments
 
 
 def proposed_grants(tool: str, args: dict[str, Any], workspace: Path) -> tuple[Grant, ...]:

@@ -129,6 +129,11 @@ class Redactor:
                 text = text.replace(secret, REDACTED)
         return text
 
+    def at_rest(self, text: str) -> str:
+        """``text`` as it may be stored on disk (checkpoints, undo records):
+        known secrets and every secret shape replaced, whatever ``patterns``."""
+        return redact_secret_shapes(self.text(text))[0]
+
     def scrub(self, value: Any) -> Any:
         """``value`` with every known secret replaced, in strings, dicts,
         lists, tuples and dataclasses; the same object when nothing changed."""

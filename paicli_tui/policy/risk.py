@@ -12,7 +12,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from paicli_tui.policy.command_split import heredocs_as_strings, split_commands
+from paicli_tui.policy.command_split import SimpleCommand, heredocs_as_strings, split_commands
+from paicli_tui.policy.invocations import invocations
+from paicli_tui.policy.risk_invocations import invocation_reason
 from paicli_tui.policy.risk_rules import CommandChecker
 
 
@@ -35,9 +37,14 @@ _PROC_ENVIRON = re.compile(r"/proc/(?:[^\s/]+|\$\([^)]*\)|`[^`]*`)/environ\b")
 _SUBSTITUTION = re.compile(r"\$\(([^()]*(?:\([^()]*\)[^()]*)*)\)|`([^`]*)`")
 MAX_DEPTH = 3
 
-def classify_command(command: str, workspace: Path) -> RiskVerdict:
+def classify_command(command: str, workspace: Path, written_since_ns: int | None = None) -> RiskVerdict:
+    """``written_since_ns``: files modified since then count as written by
+    this run (running one is running text the model chose)."""
     try:
-        return _classify(command, CommandChecker(workspace), depth=0)
+        verdict = _classify(command, CommandChecker(workspace), depth=0)
+        if verdict.risky:
+            return verdict
+        return _invocations_verdict(command, workspace, written_since_ns) or verdict
     except Exception as exc:  # a checker bug must not let a command through unseen
         return RiskVerdict(True, f"cannot analyse the command ({type(exc).__name__})")
 
@@ -76,6 +83,26 @@ def _classify(command: str, checker, depth: int) -> RiskVerdict:
             if verdict.risky:
                 return RiskVerdict(True, _joined(verdict.reason, egress))
     return RiskVerdict(True, egress) if egress else SAFE
+
+
+def _invocations_verdict(command: str, workspace: Path, written_since_ns: int | None) -> RiskVerdict | None:
+    """The same command seen as the programs it really runs: through
+    wrappers, shells, variables, find -exec and xargs."""
+    checker = CommandChecker(workspace)
+    try:
+        runs = invocations(heredocs_as_strings(command), workspace)
+    except ValueError:
+        return RiskVerdict(True, "cannot parse the command (unbalanced quotes)")
+    egress = None
+    for inv in runs:
+        reason = invocation_reason(inv, checker, written_since_ns, command)
+        if reason is None and inv.program:
+            simple = SimpleCommand(list(inv.words), list(inv.redirects))
+            reason = checker.check(simple)
+            egress = egress or checker.egress(simple)
+        if reason:
+            return RiskVerdict(True, _joined(reason, egress))
+    return RiskVerdict(True, egress) if egress else None
 
 
 def _joined(reason: str, egress: str | None) -> str:

@@ -90,6 +90,8 @@ class Session:
             risk_checker = ModelRiskChecker(self.client, self.assembler.prompt_file("risk-check.md"))
         self.registry = ToolRegistry(workspace, settings, risk_checker=risk_checker, redactor=self.redactor,
                                      saved_rules=usable_saved_rules(workspace, self.warnings))
+        if self.registry.sandbox.warning:
+            self.warnings.append(self.registry.sandbox.warning)
         self.checkpoints = self._checkpoints(settings, workspace)
         from paicli_tui.knowledge.service import Knowledge
 
@@ -201,7 +203,7 @@ class Session:
         from paicli_tui.tools.skill import LoadSkill
 
         checkpoints = Checkpoints(workspace, self.session_id, bus=self.bus,
-                                  max_bytes=int(settings.checkpoint_max_mb * 2**20))
+                                  max_bytes=int(settings.checkpoint_max_mb * 2**20), redact=self.redactor.at_rest)
         self.registry.checkpoints = checkpoints.recorder
         if self.assembler.skills():
             self.registry.add_tool(LoadSkill(self.registry.workspace, self.assembler.skills))

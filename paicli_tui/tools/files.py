@@ -96,7 +96,7 @@ def _select_lines(handle: BinaryIO, start: int, end: int | None) -> tuple[list[s
     truncated)."""
     lines: list[str] = []
     size = 0
-    number = 0
+    number = _skip_lines(handle, start - 1)
     while end is None or number < end:
         selecting = number + 1 >= start
         # A selected line cut at the cap ends the read, so only skipped lines
@@ -115,6 +115,32 @@ def _select_lines(handle: BinaryIO, start: int, end: int | None) -> tuple[list[s
             return lines, number, True
         lines.append(raw.decode("utf-8", errors="replace"))
     return lines, number, False
+
+
+SKIP_BLOCK_BYTES = 1 << 20
+
+
+def _skip_lines(handle: BinaryIO, count: int) -> int:
+    """Move past ``count`` lines by counting newlines in 1 MiB blocks (no
+    per-line work, whatever the lines' length); returns the lines skipped,
+    fewer when the file ends first."""
+    skipped = 0
+    partial = False  # the bytes read so far end inside a line
+    while skipped < count:
+        block = handle.read(SKIP_BLOCK_BYTES)
+        if not block:
+            return skipped + partial  # a last line without a newline is a line
+        partial = not block.endswith(b"\n")
+        found = block.count(b"\n")
+        if skipped + found < count:
+            skipped += found
+            continue
+        position = -1
+        for _ in range(count - skipped):
+            position = block.index(b"\n", position + 1)
+        handle.seek(position + 1 - len(block), 1)
+        return count
+    return skipped
 
 
 def _next_line(handle: BinaryIO, keep: int, drain: bool) -> bytes | None:

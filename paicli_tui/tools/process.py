@@ -17,10 +17,10 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Callable, Mapping
 
 from paicli_tui.tools.command_env import CommandEnvPolicy
-from paicli_tui.tools.proc_table import MARKER_VARIABLE, leftovers
+from paicli_tui.tools.proc_table import MARKER_VARIABLE, Leftovers, leftovers
 
 HEAD_BYTES = 16 * 1024
 TAIL_BYTES = 16 * 1024
@@ -133,12 +133,16 @@ def shell_path() -> str:
 
 
 def run_command(command: str, cwd: Path, timeout_s: float, cancel: threading.Event,
-                env: Mapping[str, str] | None = None) -> CommandOutcome:
+                env: Mapping[str, str] | None = None,
+                wrap: Callable[[list[str]], list[str]] | None = None) -> CommandOutcome:
+    """``wrap`` turns the shell's argv into what is started (the OS sandbox);
+    the filtered environment goes to that outer process too, so nothing of
+    paicli's own environment is readable from inside."""
     marker = secrets.token_hex(8)
     started = time.monotonic()
     env = {**(CommandEnvPolicy().build() if env is None else env), "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
     process = subprocess.Popen(
-        [shell_path(), "-c", command], cwd=cwd, env={**env, MARKER_VARIABLE: marker}, stdin=subprocess.DEVNULL,
+        (wrap or list)([shell_path(), "-c", command]), cwd=cwd, env={**env, MARKER_VARIABLE: marker}, stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
     )
     LIVE_GROUPS.add(process.pid)
@@ -185,13 +189,18 @@ def run_command(command: str, cwd: Path, timeout_s: float, cancel: threading.Eve
         process.stdout.close()
         if process.poll() is None:
             kill_group(process)
-        left = _settled_leftovers(process.pid, marker)
+        # Confined, the command's PID namespace ended with it: nothing it
+        # started is left, and a scan would only catch processes mid-death.
+        left = _NOTHING_LEFT if wrap is not None else _settled_leftovers(process.pid, marker)
         if not left.in_group:
             LIVE_GROUPS.discard(process.pid)
     return CommandOutcome(
         process.returncode, buffer.text(), buffer.omitted, time.monotonic() - started, stopped,
         left.in_group, left.escaped,
     )
+
+
+_NOTHING_LEFT = Leftovers((), ())
 
 
 def _settled_leftovers(pgid: int, marker: str):

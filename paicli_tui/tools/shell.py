@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
-from paicli_tui.tools.base import Tool, ToolContext, ToolResult, object_schema
+from paicli_tui.tools.base import Tool, ToolContext, ToolError, ToolResult, object_schema
 from paicli_tui.tools.command_env import CommandEnvPolicy
 from paicli_tui.tools.process import CommandOutcome, run_command
 
+if TYPE_CHECKING:
+    from paicli_tui.sandbox.os_sandbox import Sandbox
+
 MAX_TIMEOUT_S = 600.0
+NETWORK_OFF_NOTE = ("[the network is off in the sandbox: ask the person to add this command to "
+                    "sandbox_network_allow if it needs it]")
 
 
 class ExecuteCommand(Tool):
@@ -20,13 +25,27 @@ class ExecuteCommand(Tool):
                     "description": f"Seconds before the command and its children are killed (max {int(MAX_TIMEOUT_S)})."},
     }, ["command"])
 
-    def __init__(self, workspace, default_timeout: float, env_policy: CommandEnvPolicy | None = None) -> None:
+    def __init__(self, workspace, default_timeout: float, env_policy: CommandEnvPolicy | None = None,
+                 sandbox: "Sandbox | None" = None, network_for: Callable[[str], bool] | None = None) -> None:
         super().__init__(workspace)
         self.default_timeout = default_timeout
         self.env_policy = env_policy or CommandEnvPolicy()
+        self.sandbox = sandbox
+        #: Whether a command may use the network (its prefix is allowed);
+        #: asked only when the sandbox keeps the network off by default.
+        self.network_for = network_for or (lambda command: False)
 
     @property
     def description(self) -> str:  # type: ignore[override]
+        if self.sandbox is not None and self.sandbox.active:
+            return (
+                "Run a shell command with the workspace root as working directory, inside a sandbox: the workspace "
+                "is writable, the rest of the file system read-only, credential stores are hidden, /tmp is private"
+                + ("" if self.sandbox.network_default else ", there is no network unless the person allowed it")
+                + ", and background processes end with the command. stdin is closed, stdout and stderr are "
+                f"merged and capped (head and tail kept). Default timeout {self.default_timeout:g} s. API keys, "
+                "tokens and passwords are removed from its environment. Returns the exit code and output."
+            )
         return (
             "Run a shell command with the workspace root as working directory; stdin is closed, stdout and stderr "
             f"are merged and capped (head and tail kept). Default timeout {self.default_timeout:g} s; on timeout the "
@@ -42,7 +61,12 @@ class ExecuteCommand(Tool):
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         requested = args.get("timeout", self.default_timeout)
         timeout = min(float(requested), MAX_TIMEOUT_S)
-        outcome = run_command(args["command"], self.workspace, timeout, ctx.cancel, self.env_policy.build())
+        sandbox = self.sandbox
+        if sandbox is not None and sandbox.refusal:
+            raise ToolError(sandbox.refusal)
+        network = sandbox is None or sandbox.network_default or self.network_for(args["command"])
+        wrap = (lambda argv: sandbox.wrap(argv, network=network)) if sandbox is not None and sandbox.active else None
+        outcome = run_command(args["command"], self.workspace, timeout, ctx.cancel, self.env_policy.build(), wrap)
         seconds = f"{outcome.duration_s:.1f}s"
         notes = []
         if requested > MAX_TIMEOUT_S:
@@ -60,6 +84,8 @@ class ExecuteCommand(Tool):
                 notes.append("[background processes still held the output after the command exited and were "
                              "stopped; redirect their output (> file 2>&1 &) to keep them running]")
         notes.extend(_leftover_notes(outcome))
+        if wrap is not None and not network and outcome.exit_code != 0:
+            notes.append(NETWORK_OFF_NOTE)
         body = "\n".join([head, *notes, outcome.output.rstrip("\n") or "(no output)"])
         ok = outcome.stopped in (None, "stray") and outcome.exit_code == 0
         return ToolResult(ok, body, summary)

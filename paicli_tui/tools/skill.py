@@ -5,23 +5,24 @@ once per session, so the prompt and the tool never disagree."""
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 from typing import Any, Callable
 
 from paicli_tui.events import SkillLoaded
-from paicli_tui.prompting.skills import Skill, body
-from paicli_tui.tools import safe_fs
+from paicli_tui.prompting.skills import Skill, body, neutral, open_skill_file
 from paicli_tui.tools.base import Tool, ToolContext, ToolError, ToolResult, object_schema
 
 #: A skill file larger than this is refused (the body is cut far below it anyway).
-MAX_FILE_BYTES = 1 << 20
+MAX_FILE_BYTES = 256 * 1024
 
 
 def skill_message(skill: Skill, text: str) -> str:
     """The message the body arrives in: tagged, so the model (and a person
     reading the ledger) can tell it from the person's own words."""
-    return (f'<paicli-skill name="{skill.name}" source="{skill.source}" file="{skill.path.as_posix()}">\n'
-            f"{text}\n</paicli-skill>")
+    attrs = " ".join(f'{key}="{html.escape(value, quote=True)}"' for key, value in
+                     (("name", skill.name), ("source", skill.source), ("file", skill.path.as_posix())))
+    return f"<paicli-skill {attrs}>\n{neutral(text)}\n</paicli-skill>"
 
 
 class LoadSkill(Tool):
@@ -54,16 +55,12 @@ class LoadSkill(Tool):
     def _read(self, skill: Skill) -> str:
         shown = skill.path.as_posix()
         try:
-            if skill.source == "workspace":  # inside the workspace: the same walk as read_file
-                with safe_fs.open_file(self.workspace, shown, shown) as handle:
-                    data = handle.read(MAX_FILE_BYTES + 1)
-            else:
-                with open(skill.path, "rb") as handle:
-                    data = handle.read(MAX_FILE_BYTES + 1)
+            with open_skill_file(skill, self.workspace) as handle:  # never through a symbolic link
+                data = handle.read(MAX_FILE_BYTES + 1)
         except OSError as exc:
             raise ToolError(f"skill {skill.name}: {shown} cannot be read ({exc.strerror or type(exc).__name__})") from None
         if len(data) > MAX_FILE_BYTES:
-            raise ToolError(f"skill {skill.name}: {shown} is over {MAX_FILE_BYTES // 2**20} MiB")
+            raise ToolError(f"skill {skill.name}: {shown} is over {MAX_FILE_BYTES // 1024} KiB")
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError:

@@ -50,7 +50,7 @@ def test_a_rejected_key_keeps_the_reason_and_not_the_key(workspace, paicli_home)
         env = paicli_env(paicli_home, MY_LOCAL_KEY=key)
         proc = _run(server.base_url, workspace, paicli_home, "--api-key-env", "MY_LOCAL_KEY", env=env)
     assert proc.returncode == 1
-    assert "API key rejected by" in proc.stderr and "(403): key [REDACTED] revoked" in proc.stderr
+    assert "refused the request (403): key [REDACTED] revoked" in proc.stderr
     assert key not in proc.stderr + proc.stdout
 
 

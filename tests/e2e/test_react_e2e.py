@@ -77,7 +77,9 @@ def test_command_past_its_timeout_is_killed_with_children(workspace, paicli_home
         {"react": [Reply(tool_calls=[("execute_command", {"command": command, "timeout": 1})]), Reply(content="done")]}
     )
     with LoopbackServer(script) as server:
-        proc = _run(server, workspace, paicli_home, "run it", extra=["--yes"])
+        # Unconfined: the pid the command writes is read from here.
+        proc = _run(server, workspace, paicli_home, "run it", extra=["--yes"],
+                    env=paicli_env(paicli_home, PAICLI_SANDBOX="off"))
     assert proc.returncode == 0, proc.stderr
     (result,) = _tool_messages(script.requests[1])
     assert "timed out" in result.lower() or "timeout" in result.lower()

@@ -4,6 +4,10 @@ model that starts a long command, and a real signal once it runs."""
 
 from __future__ import annotations
 
+# These tests read the pids a command wrote and signal them: unconfined, since
+# inside the sandbox pids belong to its own PID namespace (tests/test_sandbox.py
+# shows that nothing a sandboxed command starts outlives it).
+
 import os
 import signal
 import subprocess
@@ -31,7 +35,7 @@ def start_run(server, workspace, home):
     return subprocess.Popen(
         [sys.executable, "-m", "paicli_tui", "run", "--yes", "--base-url", server.base_url, "--model", "m",
          "--workspace", str(workspace), "run the long command"],
-        cwd=workspace, env=paicli_env(home), stdin=subprocess.DEVNULL,
+        cwd=workspace, env=paicli_env(home, PAICLI_SANDBOX="off"), stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
 
@@ -97,7 +101,7 @@ def test_a_run_that_does_not_stop_within_the_grace_is_ended(workspace, paicli_ho
         proc = subprocess.Popen(
             [sys.executable, "-m", "paicli_tui", "run", "--mode", "plan", "--plan-file", str(plan),
              "--base-url", server.base_url, "--model", "m", "--workspace", str(workspace), "look around"],
-            cwd=workspace, env=paicli_env(paicli_home), stdin=subprocess.PIPE,
+            cwd=workspace, env=paicli_env(paicli_home, PAICLI_SANDBOX="off"), stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         )
         try:
@@ -130,7 +134,7 @@ def test_sighup_after_the_terminal_went_away_ends_cleanly(workspace, paicli_home
         proc = subprocess.Popen(
             [sys.executable, "-m", "paicli_tui", "run", "--yes", "--base-url", server.base_url, "--model", "m",
              "--workspace", str(workspace), "run the long command"],
-            cwd=workspace, env=paicli_env(paicli_home), stdin=subprocess.DEVNULL,
+            cwd=workspace, env=paicli_env(paicli_home, PAICLI_SANDBOX="off"), stdin=subprocess.DEVNULL,
             stdout=slave, stderr=err_file, start_new_session=True,
         )
         os.close(slave)

@@ -100,7 +100,8 @@ async def test_dialog_buttons_answer_and_show_their_key_hints(app):
         labels = [str(button.label) for button in screen.query(Button) if button.display]
         assert labels == ["Yes [y]", "Always [a]", "No [n]", "No, tell why [r]", "Edit [e]"]
         scope = str(screen.query_one("#approval-scope").render())
-        assert scope == "[a] allows from now on: commands that start with `make`"
+        assert scope == ("[a] allows from now on: commands that start with `make`, not with -C, --directory, -f, "
+                         "--file, --makefile, …")
         rendered = [str(button.render()) for button in screen.query(Button)]
         assert any("[a]" in text for text in rendered)
         await pilot.click("#approval-always-0")

@@ -5,6 +5,10 @@ command runs."""
 
 from __future__ import annotations
 
+# These tests read the pids a command wrote and signal them: unconfined, since
+# inside the sandbox pids belong to its own PID namespace (tests/test_sandbox.py
+# shows that nothing a sandboxed command starts outlives it).
+
 import signal
 
 import pytest
@@ -32,7 +36,7 @@ def test_signal_closes_the_app_kills_the_command_group_and_records_the_outcome(t
     pids: list[int] = []
     with LoopbackServer(Script({"react": [call, Reply(content="done")]})) as server:
         app = PtyApp(["--base-url", server.base_url, "--model", "m", "--workspace", str(workspace)],
-                     cwd=workspace, env=paicli_env(home))
+                     cwd=workspace, env=paicli_env(home, PAICLI_SANDBOX="off"))
         try:
             app.wait_for(lambda text: "shift+tab to cycle" in text, STEP)
             app.type("run the long command")
@@ -64,7 +68,7 @@ def test_a_second_sigterm_while_the_app_stops_exits_at_once_and_kills_the_group(
     pids: list[int] = []
     with LoopbackServer(Script({"react": [call, Reply(content="done")]})) as server:
         app = PtyApp(["--base-url", server.base_url, "--model", "m", "--workspace", str(workspace)],
-                     cwd=workspace, env=paicli_env(home))
+                     cwd=workspace, env=paicli_env(home, PAICLI_SANDBOX="off"))
         try:
             app.wait_for(lambda text: "shift+tab to cycle" in text, STEP)
             app.type("run the long command")

@@ -31,6 +31,14 @@ class SaveMemory(KnowledgeTool):
     # Not a workspace change, but a write all the same: never run alongside others.
     read_only = False
 
+    def approval_reason(self, mode: str) -> str | None:
+        # A fact is put in front of later sessions: text planted in a file
+        # must not become one without the person's yes in ask mode.
+        return "ASK mode: a saved fact is shown to later sessions; keep it?" if mode == "ask" else None
+
+    def preview(self, args: dict[str, Any]) -> str:
+        return args["fact"]
+
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         try:
             fact = self.knowledge.save_by_agent(args["fact"], ctx.actor)

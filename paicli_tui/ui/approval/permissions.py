@@ -65,7 +65,8 @@ class PermissionsScreen(ModalScreen[None]):
         for index, (effect, grant) in enumerate(entries):
             badge = Content.styled(f"{effect:<5} ", "bold $error" if effect == "deny" else "bold $success")
             where = Content.styled(f"  ({SOURCES[grant.source]}: {grant.rule})", "$text-muted")
-            options.add_option(Option(Content.assemble(badge, grant.describe(), where), id=str(index)))
+            options.add_option(Option(Content.assemble(badge, grant.describe(deny=effect == "deny"), where),
+                                      id=str(index)))
         if highlighted is not None:
             options.highlighted = min(highlighted, len(entries) - 1)
         elif entries:
