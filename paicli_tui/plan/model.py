@@ -22,6 +22,8 @@ class TaskStatus(str, Enum):
     FAILED = "FAILED"
     SKIPPED = "SKIPPED"
     BLOCKED = "BLOCKED"  # team steps only
+    #: Its work could not be merged; waits for a decision (not terminal).
+    CONFLICT = "CONFLICT"
 
 
 class PlanStatus(str, Enum):
