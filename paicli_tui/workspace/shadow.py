@@ -18,8 +18,11 @@ from paicli_tui.workspace.git import Git, GitError
 
 #: Never part of a task's base in a workspace without git: what a person
 #: would not want copied into every task tree.
-DEFAULT_EXCLUDES = (".git/", ".venv/", "venv/", "node_modules/", "__pycache__/", ".paicli/", ".mypy_cache/",
-                    ".pytest_cache/")
+DEFAULT_EXCLUDES = (".git/", ".venv/", "venv/", "node_modules/", ".paicli/")
+#: Caches a task's commands leave behind (running Python or pytest in a task
+#: tree writes them); never merged back, in any workspace. A file already
+#: tracked by the person stays tracked: excludes only hide untracked files.
+CACHE_EXCLUDES = ("__pycache__/", "*.pyc", ".pytest_cache/", ".mypy_cache/", ".ruff_cache/")
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,7 @@ class ShadowRepo:
         info.mkdir(exist_ok=True)
         alternates = self.git_dir / "objects" / "info" / "alternates"
         alternates.parent.mkdir(parents=True, exist_ok=True)
-        excludes = ["# written by paicli on every open"]
+        excludes = ["# written by paicli on every open", *CACHE_EXCLUDES]
         if self.person is not None:
             # Rewritten on each open: the person's .git may have moved.
             alternates.write_text(f"{self.person.common_dir / 'objects'}\n")
