@@ -35,6 +35,8 @@ class Attempt:
     base: str
     path: Path
     slot: str
+    #: The tree of ``base``: an attempt whose files still match it changed nothing.
+    base_tree: str = ""
 
 
 @dataclass(frozen=True)
@@ -65,18 +67,24 @@ class IsolatedRun:
         self._count_lock = threading.Lock()
 
     @classmethod
-    def begin_run(cls, workspace: Path, run_id: str, root: Path, *, bus: EventBus | None = None) -> "IsolatedRun":
+    def begin_run(cls, workspace: Path, run_id: str, root: Path, *, bus: EventBus | None = None,
+                  trees: TaskTrees | None = None, warm: list[str] | None = None) -> "IsolatedRun":
         """Snapshot ``workspace`` into the shadow repository in ``root`` and
-        start the run's refs. Raises IsolationUnavailable without a usable git."""
+        start the run's refs. ``trees`` are a session's trees kept from an
+        earlier run (recycled, not made again); ``warm`` names slots whose
+        trees are made in the background now. Raises IsolationUnavailable
+        without a usable git."""
         require_version()
         repo = ShadowRepo.open(workspace, root)
-        removed = sweep(repo, root / "trees")
+        removed = sweep(repo, root / "trees") if trees is None else []
         if removed and bus is not None:
             bus.publish(IsolationSwept("isolation", len(removed)))
         start = snapshot(repo, message=f"paicli {run_id}: start state")
         repo.update_ref(f"refs/paicli/{run_id}/start", start)
         repo.update_ref(f"refs/paicli/{run_id}/integration", start)
-        run = cls(repo, run_id, start, TaskTrees(repo, root / "trees"), bus, len(removed))
+        run = cls(repo, run_id, start, trees or TaskTrees(repo, root / "trees"), bus, len(removed))
+        if warm:
+            run.trees.warm(warm, start)
         run._publish(WorkspaceSnapshot("isolation", run_id, start, repo.person_head() or "", repo.kind))
         return run
 
@@ -93,15 +101,16 @@ class IsolatedRun:
         integration head: a retry never sees its own rejected attempt."""
         with self._count_lock:
             number = self._attempts[task_id] = self._attempts.get(task_id, 0) + 1
-        base = self.head
+        base, base_tree = self.repo.git().run(
+            "rev-parse", f"{self.integration_ref}^{{commit}}", f"{self.integration_ref}^{{tree}}").split()
         path = self.trees.checkout(slot, base)
         self._publish(TaskBase(slot, task_id, number, base))
-        return Attempt(task_id, number, base, path, slot)
+        return Attempt(task_id, number, base, path, slot, base_tree)
 
     def commit(self, attempt: Attempt) -> str:
         """Keep what the attempt changed as a commit on its own ref."""
         result = self.trees.commit(attempt.path, attempt.base, f"paicli {self.run_id}: {attempt.task_id} "
-                                                              f"attempt {attempt.number}")
+                                   f"attempt {attempt.number}", base_tree=attempt.base_tree)
         self.repo.update_ref(f"refs/paicli/{self.run_id}/task/{attempt.task_id}/{attempt.number}", result)
         changes = self.changes(attempt.base, result)
         self._publish(TaskCommitted(attempt.slot, attempt.task_id, attempt.number, attempt.base, result, len(changes),

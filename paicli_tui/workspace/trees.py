@@ -44,19 +44,41 @@ class TaskTrees:
         owner = {"pid": os.getpid(), "start": process_start(os.getpid())}
         (self.root / OWNER_FILE).write_text(json.dumps(owner))
         self._trees: dict[str, Path] = {}
+        self._slot_locks: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
 
     def checkout(self, slot: str, commit: str) -> Path:
         """The slot's tree holding exactly ``commit``: nothing of what ran in
         it before survives, untracked and ignored files included."""
+        with self._slot_lock(slot):
+            with self._lock:
+                path = self._trees.get(slot)
+            if path is None or not (path / ".git").exists():
+                return self._create(slot, commit)
+            tree = Git(cwd=path)
+            tree.run("checkout", "-q", "-f", "--detach", commit)
+            tree.run("clean", "-q", "-ffdx")
+            return path
+
+    def warm(self, slots: list[str], commit: str) -> threading.Thread:
+        """Make the slots' trees in the background (a cold checkout is the
+        slow part), so a task that later takes one only recycles it."""
+        def make() -> None:
+            for slot in slots:
+                with self._lock:
+                    made = slot in self._trees
+                if not made:
+                    try:
+                        self.checkout(slot, commit)
+                    except Exception:  # noqa: BLE001 — the task's own checkout retries and reports it
+                        return
+        thread = threading.Thread(target=make, name="paicli-warm-trees", daemon=True)
+        thread.start()
+        return thread
+
+    def _slot_lock(self, slot: str) -> threading.Lock:
         with self._lock:
-            path = self._trees.get(slot)
-        if path is None or not (path / ".git").exists():
-            return self._create(slot, commit)
-        tree = Git(cwd=path)
-        tree.run("checkout", "-q", "-f", "--detach", commit)
-        tree.run("clean", "-q", "-ffdx")
-        return path
+            return self._slot_locks.setdefault(slot, threading.Lock())
 
     def _create(self, slot: str, commit: str) -> Path:
         path = self.root / _safe(slot)
@@ -68,7 +90,7 @@ class TaskTrees:
             self._trees[slot] = path
         return path
 
-    def commit(self, path: Path, base: str, message: str) -> str:
+    def commit(self, path: Path, base: str, message: str, *, base_tree: str = "") -> str:
         """A commit of the tree's files as they are now, with ``base`` as its
         only parent; ``base`` itself when nothing changed. Built from the files
         whatever the agent did with git inside the tree, so a commit or a
@@ -76,7 +98,7 @@ class TaskTrees:
         tree_git = Git(cwd=path)
         tree_git.run("add", "-A", ".")
         tree = tree_git.run("write-tree")
-        if tree == self.repo.git().run("rev-parse", f"{base}^{{tree}}"):
+        if tree == (base_tree or self.repo.git().run("rev-parse", f"{base}^{{tree}}")):
             return base
         return self.repo.git().run("commit-tree", tree, "-p", base, "-m", message)
 
