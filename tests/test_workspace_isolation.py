@@ -192,14 +192,28 @@ def test_apply_writes_the_result_and_keeps_the_persons_edits_made_during_the_run
     (workspace / "README.md").write_text("# calc\n\nthe person's line\n")
     (workspace / "mine.txt").write_text("mine\n")
     recorded = []
-    report = apply_run(run, "tree", recording=lambda paths: _Recording(recorded, paths))
-    assert recorded == [sorted(["src/calc.py", "new.py", "notes.txt"])]
+    report = apply_run(run, "tree", recording=lambda paths, task: _Recording(recorded, paths, task))
+    assert recorded == [("task_1", sorted(["src/calc.py", "new.py", "notes.txt"]))]
     assert "# checked" in (workspace / "src" / "calc.py").read_text()
     assert (workspace / "new.py").read_text() == "print('new')\n"
     assert not (workspace / "notes.txt").exists()
     assert (workspace / "README.md").read_text() == "# calc\n\nthe person's line\n"
     assert (workspace / "mine.txt").read_text() == "mine\n"
     assert report.kept == ()
+
+
+def test_apply_writes_merge_by_merge_so_each_task_can_be_undone_alone(workspace, tmp_path):
+    run = start(workspace, tmp_path)
+    for task in ("task_1", "task_2"):
+        attempt = run.attempt(task, "w1")
+        (attempt.path / f"{task}.txt").write_text(task)
+        (attempt.path / "shared.txt").write_text(f"last written by {task}\n")
+        merged = run.merge(attempt, run.commit(attempt))
+        assert merged.status == "merged", merged
+    recorded = []
+    apply_run(run, "tree", recording=lambda paths, task: _Recording(recorded, paths, task))
+    assert recorded == [("task_1", ["shared.txt", "task_1.txt"]), ("task_2", ["shared.txt", "task_2.txt"])]
+    assert (workspace / "shared.txt").read_text() == "last written by task_2\n"
 
 
 def test_apply_never_overwrites_a_conflicting_edit_of_the_person(workspace, tmp_path):
@@ -259,11 +273,11 @@ def test_the_next_start_sweeps_what_a_dead_run_left_and_says_so(workspace, tmp_p
 
 
 class _Recording:
-    def __init__(self, log: list, paths: list[str]) -> None:
-        self.log, self.paths = log, paths
+    def __init__(self, log: list, paths: list[str], task: str) -> None:
+        self.log, self.paths, self.task = log, paths, task
 
     def __enter__(self):
-        self.log.append(sorted(self.paths))
+        self.log.append((self.task, sorted(self.paths)))
 
     def __exit__(self, *exc):
         return False

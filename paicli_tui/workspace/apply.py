@@ -4,6 +4,8 @@
 whatever the person changed there during the run (their snapshot's parent
 is the run's start, so git takes the start as the merge base); a file both
 changed in conflicting ways keeps the person's version and is reported.
+The changes are written merge by merge, each inside a checkpoint recording
+named for its task, so undo can revert the whole run or one task.
 ``branch`` leaves the result as ``paicli/<run>`` in a git workspace without
 touching the files; ``none`` only keeps the shadow's refs."""
 
@@ -22,9 +24,10 @@ from paicli_tui.workspace.run import IsolatedRun
 from paicli_tui.workspace.snapshot import snapshot, tree_of
 
 APPLY_MODES = ("tree", "branch", "none")
-#: Called with the workspace-relative paths about to change; the context
-#: checkpoints them (the session passes its checkpoint recorder's).
-Recording = Callable[[list[str]], ContextManager]
+#: Called with the workspace-relative paths about to change and the task
+#: whose merge changes them; the context checkpoints them (the session
+#: passes its checkpoint recorder's).
+Recording = Callable[[list[str], str], ContextManager]
 
 
 @dataclass(frozen=True)
@@ -68,31 +71,42 @@ def _branch(run: IsolatedRun, final: str) -> ApplyReport:
 def _tree(run: IsolatedRun, final: str, recording: Recording | None) -> ApplyReport:
     repo = run.repo
     now = snapshot(repo, parent=run.start, message=f"paicli {run.run_id}: workspace at the end")
-    if tree_of(repo, now) == tree_of(repo, run.start):
-        target, kept = tree_of(repo, final), ()
-    else:
-        outcome = merge(repo, now, final, ours_label="workspace", theirs_label="run")
-        kept = outcome.conflicts
-        target = resolve(repo, outcome, {path: OURS for path in outcome.paths}) if kept else outcome.tree
-    out = repo.git().run_bytes("diff-tree", "-r", "-z", "--no-renames", tree_of(repo, now), target)[1]
+    edited = tree_of(repo, now) != tree_of(repo, run.start)
+    steps = run.merges if run.merges and run.merges[-1][1] == final else [("run", final)]
+    previous, kept = tree_of(repo, now), ()
+    written: list[str] = []
+    removed: list[str] = []
+    for task_id, merge_commit in steps:
+        target = tree_of(repo, merge_commit)
+        if edited:
+            outcome = merge(repo, now, merge_commit, ours_label="workspace", theirs_label="run")
+            kept = outcome.conflicts
+            target = resolve(repo, outcome, {path: OURS for path in outcome.paths}) if kept else outcome.tree
+        _write_step(run, previous, target, task_id, recording, written, removed)
+        previous = target
+    return ApplyReport("tree", final, tuple(dict.fromkeys(written)), tuple(dict.fromkeys(removed)), kept)
+
+
+def _write_step(run: IsolatedRun, old: str, new: str, task_id: str, recording: Recording | None,
+                written: list[str], removed: list[str]) -> None:
+    """Make the workspace's files that differ between trees ``old`` and ``new`` match ``new``."""
+    repo = run.repo
+    out = repo.git().run_bytes("diff-tree", "-r", "-z", "--no-renames", old, new)[1]
     fields = out.decode(errors="surrogateescape").split("\0")
     changes = [(fields[i].split()[1], fields[i].split()[3], fields[i].split()[4], fields[i + 1])
                for i in range(0, len(fields) - 1, 2) if fields[i].startswith(":")]
-    paths = [path for _, _, _, path in changes]
-    written, removed = [], []
-    with (recording(paths) if recording is not None else nullcontext()):
+    if not changes:
+        return
+    with (recording([path for *_, path in changes], task_id) if recording is not None else nullcontext()):
         for mode, oid, status, path in changes:
             target_path = repo.workspace / path
             if status == "D":
                 target_path.unlink(missing_ok=True)
                 removed.append(path)
-                continue
-            if mode not in ("100644", "100755"):
-                continue  # symlinks and submodules are left to the person (see docs/isolation.md)
-            data = repo.git().run_bytes("cat-file", "blob", oid)[1]
-            _write(target_path, data, 0o755 if mode == "100755" else 0o644)
-            written.append(path)
-    return ApplyReport("tree", final, tuple(written), tuple(removed), kept)
+            elif mode in ("100644", "100755"):  # symlinks and submodules are left to the person
+                data = repo.git().run_bytes("cat-file", "blob", oid)[1]
+                _write(target_path, data, 0o755 if mode == "100755" else 0o644)
+                written.append(path)
 
 
 def _write(path: Path, data: bytes, mode: int) -> None:

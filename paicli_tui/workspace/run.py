@@ -63,6 +63,8 @@ class IsolatedRun:
         self.swept = swept
         self.integration_ref = f"refs/paicli/{run_id}/integration"
         self._attempts: dict[str, int] = {}
+        #: (task id, merge commit) in the order they reached the integration ref.
+        self.merges: list[tuple[str, str]] = []
         self._merge_lock = threading.Lock()
         self._count_lock = threading.Lock()
 
@@ -164,6 +166,7 @@ class IsolatedRun:
         merge_commit = self.repo.git().run(
             "commit-tree", tree, "-p", into, "-p", result, "-m", f"paicli {self.run_id}: merge {attempt.task_id}")
         self.repo.update_ref(self.integration_ref, merge_commit, into)
+        self.merges.append((attempt.task_id, merge_commit))
         self._publish(TaskMerged(attempt.slot, attempt.task_id, attempt.number, into, result, merge_commit, resolved))
         return MergeResult("merged", into, result, merge_commit)
 
