@@ -281,3 +281,12 @@ class _Recording:
 
     def __exit__(self, *exc):
         return False
+
+
+def test_warming_never_recycles_a_tree_a_task_already_works_in(workspace, tmp_path):
+    run = start(workspace, tmp_path)
+    attempt = run.attempt("task_1", "w1")
+    (attempt.path / "work.txt").write_text("in progress\n")
+    run.trees.warm(["w1", "w2"], run.start).join(timeout=60)
+    assert (attempt.path / "work.txt").read_text() == "in progress\n"
+    assert run.trees.checkout("w2", run.start).exists()

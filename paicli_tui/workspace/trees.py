@@ -65,16 +65,22 @@ class TaskTrees:
         slow part), so a task that later takes one only recycles it."""
         def make() -> None:
             for slot in slots:
-                with self._lock:
-                    made = slot in self._trees
-                if not made:
-                    try:
-                        self.checkout(slot, commit)
-                    except Exception:  # noqa: BLE001 — the task's own checkout retries and reports it
-                        return
+                try:
+                    self._ensure(slot, commit)
+                except Exception:  # noqa: BLE001 — the task's own checkout retries and reports it
+                    return
         thread = threading.Thread(target=make, name="paicli-warm-trees", daemon=True)
         thread.start()
         return thread
+
+    def _ensure(self, slot: str, commit: str) -> None:
+        """Make the slot's tree unless it exists; never recycle it (a task
+        that took the slot meanwhile may be working in it)."""
+        with self._slot_lock(slot):
+            with self._lock:
+                path = self._trees.get(slot)
+            if path is None or not (path / ".git").exists():
+                self._create(slot, commit)
 
     def _slot_lock(self, slot: str) -> threading.Lock:
         with self._lock:
