@@ -290,3 +290,16 @@ def test_warming_never_recycles_a_tree_a_task_already_works_in(workspace, tmp_pa
     run.trees.warm(["w1", "w2"], run.start).join(timeout=60)
     assert (attempt.path / "work.txt").read_text() == "in progress\n"
     assert run.trees.checkout("w2", run.start).exists()
+
+
+def test_apply_keeps_a_files_permissions_and_follows_the_executable_bit(workspace, tmp_path):
+    os.chmod(workspace / "src" / "calc.py", 0o640)
+    run = start(workspace, tmp_path)
+    attempt = run.attempt("task_1", "w1")
+    (attempt.path / "src" / "calc.py").write_text(CALC + "# more\n")
+    (attempt.path / "run.sh").write_text("#!/bin/sh\necho hi\n")
+    os.chmod(attempt.path / "run.sh", 0o755)
+    run.merge(attempt, run.commit(attempt))
+    apply_run(run, "tree")
+    assert oct(os.stat(workspace / "src" / "calc.py").st_mode & 0o777) == oct(0o640)
+    assert os.stat(workspace / "run.sh").st_mode & 0o111

@@ -12,6 +12,7 @@ touching the files; ``none`` only keeps the shadow's refs."""
 from __future__ import annotations
 
 import os
+import stat
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -105,13 +106,20 @@ def _write_step(run: IsolatedRun, old: str, new: str, task_id: str, recording: R
                 removed.append(path)
             elif mode in ("100644", "100755"):  # symlinks and submodules are left to the person
                 data = repo.git().run_bytes("cat-file", "blob", oid)[1]
-                _write(target_path, data, 0o755 if mode == "100755" else 0o644)
+                _write(target_path, data, executable=mode == "100755")
                 written.append(path)
 
 
-def _write(path: Path, data: bytes, mode: int) -> None:
-    """Replace ``path`` atomically: a reader never sees half a file."""
+def _write(path: Path, data: bytes, executable: bool) -> None:
+    """Replace ``path`` atomically (a reader never sees half a file), keeping
+    the permissions an existing file had; git only knows the executable bit."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        mode = 0o644
+    readable_x = (mode & 0o444) >> 2
+    mode = mode | readable_x if executable else mode & ~0o111
     temporary = path.with_name(f".{path.name}.paicli-apply")
     temporary.write_bytes(data)
     os.chmod(temporary, mode)
