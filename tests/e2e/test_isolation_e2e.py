@@ -133,3 +133,20 @@ def test_a_plain_directory_works_the_same(tmp_path, paicli_home):
     reads = [t for r in requests if r.agent == "task_3" for t in tool_results(r)]
     assert any("A" in t for t in reads) and any("B" in t for t in reads)
     assert not (workspace / ".git").exists()
+
+
+def test_paicli_report_shows_each_tasks_files_lines_and_whether_it_was_merged(tmp_path, paicli_home):
+    workspace = make_git_workspace(tmp_path / "ws")
+    script = Script({"planner": [task_plan(("write", []), ("nothing", []))],
+                     "task_1": [Reply(tool_calls=[("write_file", {"path": "new.txt", "content": "a\nb\n"})]),
+                                Reply(content="wrote it")],
+                     "task_2": [Reply(content="changed nothing")]})
+    with LoopbackServer(script) as server:
+        proc = paicli(server, workspace, paicli_home, "plan", "write a file")
+    assert proc.returncode == 0, proc.stderr
+    assert (workspace / "new.txt").read_text() == "a\nb\n"
+    report = run_paicli(["report", "--json", str(ledger_path(paicli_home))], home=paicli_home, cwd=workspace)
+    assert report.returncode == 0, report.stderr
+    tasks = {t["id"]: t for t in json.loads(report.stdout.strip().splitlines()[-1])["tasks"]}
+    assert (tasks["task_1"]["files"], tasks["task_1"]["added"], tasks["task_1"]["merged"]) == (1, 2, True)
+    assert (tasks["task_2"]["files"], tasks["task_2"]["merged"]) == (0, False)
