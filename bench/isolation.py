@@ -112,7 +112,7 @@ def micro(workspace: Path, home: Path, repeat: int) -> dict:
         attempt_box = []
         figures["recycle"].append(timed(lambda: attempt_box.append(run.attempt("t1", "slot"))))
         attempt = attempt_box[0]
-        (attempt.path / "pkg_01" / "mod_1" / "file_1.py").write_text("changed\n")
+        (attempt.path / "pkg_00" / "mod_0" / "file_1.py").write_text("changed\n")
         result_box = []
         figures["commit"].append(timed(lambda: result_box.append(run.commit(attempt))))
         figures["merge"].append(timed(lambda: run.merge(attempt, result_box[0])))
