@@ -58,6 +58,15 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--schedule", choices=["ready", "batch"], help="plan scheduling policy")
     run.add_argument("--parallelism", type=int, help="tasks at once in /plan (default 4)")
     run.add_argument("--workers", type=int, help="team workers (default 2)")
+    run.add_argument("--isolation", choices=["on", "off"],
+                     help="/plan tasks and /team steps each work in their own tree, merged back in dependency order "
+                          "(default on; docs/isolation.md)")
+    run.add_argument("--on-conflict", choices=["rerun", "drop", "fail"],
+                     help="when a task's work conflicts with work merged before it: rerun it on top (once, then "
+                          "fail; the default), drop its changes, or fail it")
+    run.add_argument("--apply", choices=["tree", "branch", "none"],
+                     help="where an isolated run's result goes: your files (default), a paicli/<run> branch, or "
+                          "nowhere")
     run.add_argument("--plan-file", metavar="FILE", help="run a saved plan without planning", default=argparse.SUPPRESS)
     run.add_argument("--approval", choices=["auto", "ask", "plan"],
                      help="when a tool call asks first: auto (reads and writes run, a risky command asks), ask (writes, "

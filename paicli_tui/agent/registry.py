@@ -16,7 +16,7 @@ from paicli_tui.config.settings import Settings
 from paicli_tui.llm.types import ToolCall
 from paicli_tui.policy.redaction import Redactor
 from paicli_tui.tools.base import Deadline, Tool, ToolContext, ToolError, ToolResult
-from paicli_tui.tools.command_env import CommandEnvPolicy
+from paicli_tui.tools.command_env import GIT_REPOSITORY_VARIABLES, CommandEnvPolicy
 from paicli_tui.tools.files import EditFile, ReadFile, WriteFile
 from paicli_tui.policy.gate import ApprovalGate
 from paicli_tui.policy.grants import GrantStore, parse_rule
@@ -52,15 +52,9 @@ class ToolRegistry:
         self.sandbox = sandbox_for(settings, self.workspace)
         if search_backend is None and settings.search_url:
             search_backend = SearxngBackend(settings.search_url)
-        tools: list[Tool] = [
-            ReadFile(self.workspace), ListDir(self.workspace), GlobFiles(self.workspace), GrepCode(self.workspace),
-            WriteFile(self.workspace), EditFile(self.workspace),
-            ExecuteCommand(self.workspace, settings.command_timeout, CommandEnvPolicy.from_settings(settings),
-                           self.sandbox, lambda command: network_allowed(command, self.sandbox.network_allow)),
-            WebFetch(self.workspace),
-        ]
-        if search_backend is not None:
-            tools.append(WebSearch(self.workspace, search_backend))
+        self._search_backend = search_backend
+        self._risk_checker = risk_checker
+        tools = self._builtin_tools(self.workspace)
         self._tools = {tool.name: tool for tool in tools}
         self._validators = {tool.name: jsonschema.Draft202012Validator(tool.parameters) for tool in tools}
         permissions = settings.permissions
@@ -72,6 +66,42 @@ class ToolRegistry:
         self.checkpoints: "CheckpointRecorder | None" = None
         #: The session's MCP servers (P-9.1): their tools come after the built-in ones.
         self.mcp: "McpManager | None" = None
+
+    def _builtin_tools(self, root: Path, *, task_tree: bool = False) -> list[Tool]:
+        env = CommandEnvPolicy.from_settings(self.settings)
+        if task_tree:
+            # An inherited GIT_DIR would point git in the task tree at the
+            # person's repository (or a bare one: "must be run in a work tree").
+            env = replace(env, dropped=(*env.dropped, *GIT_REPOSITORY_VARIABLES))
+        # A task's tree is the one folder its commands may write.
+        sandbox = self.sandbox if root == self.workspace else sandbox_for(self.settings, root)
+        tools: list[Tool] = [
+            ReadFile(root), ListDir(root), GlobFiles(root), GrepCode(root), WriteFile(root), EditFile(root),
+            ExecuteCommand(root, self.settings.command_timeout, env, sandbox,
+                           lambda command: network_allowed(command, sandbox.network_allow)),
+            WebFetch(root),
+        ]
+        if self._search_backend is not None:
+            tools.append(WebSearch(root, self._search_backend))
+        return tools
+
+    def for_root(self, root: Path) -> "ToolRegistry":
+        """A view of this registry whose file and command tools work in
+        ``root`` (a task's own tree): the same settings, grants, redactor, MCP
+        servers and session tools, a gate bound to ``root``, and no
+        checkpoints (the tree is disposable; its base commit is its undo) nor
+        ``revert_turn`` (it reverts the person's workspace, not the tree)."""
+        view = object.__new__(ToolRegistry)
+        view.__dict__.update(self.__dict__)
+        view.workspace = root.resolve()
+        builtin = self._builtin_tools(view.workspace, task_tree=True)
+        names = {tool.name for tool in builtin}
+        extra = [t for name, t in self._tools.items() if name not in names and name not in _WORKSPACE_ONLY_TOOLS]
+        view._tools = {tool.name: tool for tool in [*builtin, *extra]}
+        view._validators = {name: self._validators[name] for name in view._tools}
+        view._gate = ApprovalGate(view.workspace, self.grants, self._risk_checker, self.redactor)
+        view.checkpoints = None
+        return view
 
     def add_tool(self, tool: Tool) -> None:
         """Offer one more tool (the session adds load_skill and revert_turn)."""
@@ -190,6 +220,10 @@ class ToolRegistry:
                 raise ToolError(f"{prefix}: {error.message}; allowed arguments: {allowed}")
             raise ToolError(f"{prefix}: {where + ': ' if where else ''}{error.message}")
         return args
+
+
+#: Session tools that act on the person's workspace, never offered in a task tree.
+_WORKSPACE_ONLY_TOOLS = frozenset({"revert_turn"})
 
 
 def _failed(content: str, summary: str) -> ToolResult:

@@ -108,6 +108,15 @@ class Settings(BaseModel):
     parallelism: int = Field(4, ge=1, le=16)
     """/plan tasks run at once (P-3.4)."""
     schedule: Literal["ready", "batch"] = "ready"
+    isolation: Literal["on", "off"] = "on"
+    """/plan tasks and /team steps each work in their own tree and only
+    finished or approved work is merged back (docs/isolation.md); ``off``
+    lets them all work in the workspace."""
+    on_conflict: Literal["rerun", "drop", "fail"] = "rerun"
+    """A headless run's answer to a merge conflict (``rerun`` once, then fail)."""
+    apply: Literal["tree", "branch", "none"] = "tree"
+    """Where an isolated run's result goes: into the files (``tree``), a
+    ``paicli/<run>`` branch, or nowhere but paicli's shadow refs."""
     theme: str = "paicli-dark"
     approval_mode: Literal["auto", "ask", "plan"] = "auto"
     command_timeout: float = Field(120.0, gt=0)

@@ -37,6 +37,9 @@ from paicli_tui.events.knowledge import (
 from paicli_tui.events.runs import (
     RunRequested, RunStarted, RunLimitReached, RunCancelled, RunOutcomeRecorded, SecretsRedacted,
 )
+from paicli_tui.events.workspace import (
+    WorkspaceSnapshot, TaskBase, TaskCommitted, TaskMerged, MergeConflict, ConflictDecided, RunApplied, IsolationSwept,
+)
 
 __all__ = [
     "Subscriber", "Event", "EventBus", "SessionStarted", "ModeChanged", "ModelChanged", "ModelRequest",
@@ -48,4 +51,6 @@ __all__ = [
     "RunFinished", "WorkerReportParsed", "ReviewStarted", "ReviewVerdictGiven", "StepRetry", "MemorySaved",
     "MemoryDiscarded", "MemoryDeleted", "MemoryRecalled", "IndexProgress", "IndexBuilt", "RunRequested",
     "RunStarted", "RunLimitReached", "RunCancelled", "RunOutcomeRecorded", "SecretsRedacted",
+    "WorkspaceSnapshot", "TaskBase", "TaskCommitted", "TaskMerged", "MergeConflict", "ConflictDecided",
+    "RunApplied", "IsolationSwept",
 ]

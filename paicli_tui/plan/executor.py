@@ -221,6 +221,23 @@ class PlanExecutor:
         slot.cancel.set()
         return True
 
+    def hold(self, task_id: str, status: str) -> None:
+        """A running task's runner marks it CONFLICT while a merge conflict
+        waits for a decision, and RUNNING again when it re-runs. Taken under
+        the decision lock so the ledger keeps the order of decisions; a task
+        that is not running (or already so marked) is left alone."""
+        target = TaskStatus(status)
+        if target not in (TaskStatus.CONFLICT, TaskStatus.RUNNING):
+            raise ValueError(f"a runner may only hold a task as CONFLICT or RUNNING, not {status}")
+        with self._lock:
+            state = self._state
+            if state is None or task_id not in self._running:
+                return
+            task = state.plan.task(task_id)
+            if task.status is not target:
+                task.status = target
+                self._publish(TaskStatusChanged(task_id, task_id, target.value))
+
     # --- the thread that called run ------------------------------------------
 
     def _run_version(self, plan: Plan, cancel: threading.Event, replans: int) -> tuple[Task, str] | None:

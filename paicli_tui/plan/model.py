@@ -23,6 +23,8 @@ class TaskStatus(str, Enum):
     FAILED = "FAILED"
     SKIPPED = "SKIPPED"
     BLOCKED = "BLOCKED"  # team steps only
+    #: Its work could not be merged; waits for a decision (not terminal).
+    CONFLICT = "CONFLICT"
 
 
 #: Statuses a task never leaves: the run has moved past it. Listed, not

@@ -23,6 +23,7 @@ _ICON = {
     TaskStatus.SKIPPED: "⏭️",
     TaskStatus.PENDING: "⏭️",
     TaskStatus.RUNNING: "⏭️",
+    TaskStatus.CONFLICT: "⚡",
 }
 
 

@@ -64,7 +64,7 @@ class ApprovalGate:
     def check(self, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> GateOutcome:
         """Raises ToolError (from ``tool.preview``) when the call cannot
         succeed anyway, so nobody is asked about a doomed call."""
-        rule = self.grants.denying(tool.name, args)
+        rule = self.grants.denying(tool.name, args, self.workspace)
         if rule is not None:
             reason = f"denied by your rule `{rule.rule}`"
             self._publish(ctx, ApprovalDecided(ctx.actor, tool.name, "auto-denied", reason))
@@ -84,7 +84,7 @@ class ApprovalGate:
         preview = tool.preview(args)
         grantable = not verdict.risky and not tool.always_asks
         if grantable:
-            grant = self.grants.allowing(tool.name, args)
+            grant = self.grants.allowing(tool.name, args, self.workspace)
             if grant is not None:
                 self._publish(ctx, ApprovalDecided(ctx.actor, tool.name, "auto-approved", f"granted: {grant.describe()}"))
                 return ALLOWED

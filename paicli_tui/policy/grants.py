@@ -293,14 +293,16 @@ class GrantStore:
     def deny_rules(self) -> tuple[Grant, ...]:
         return self._deny_rules
 
-    def allowing(self, tool: str, args: dict[str, Any]) -> Grant | None:
+    def allowing(self, tool: str, args: dict[str, Any], root: Path | None = None) -> Grant | None:
+        """``root`` is where the call runs (a task's own tree, whose paths
+        the grants name relative to it just as in the workspace)."""
         for grant in (*self._allow_rules, *self.kept_grants, *self.session_grants):
-            if grant.covers(tool, args, self.workspace):
+            if grant.covers(tool, args, root or self.workspace):
                 return grant
         return None
 
-    def denying(self, tool: str, args: dict[str, Any]) -> Grant | None:
+    def denying(self, tool: str, args: dict[str, Any], root: Path | None = None) -> Grant | None:
         for rule in self._deny_rules:
-            if rule.covers(tool, args, self.workspace, any_part=True):
+            if rule.covers(tool, args, root or self.workspace, any_part=True):
                 return rule
         return None

@@ -163,7 +163,7 @@ def describe(event: ev.Event) -> Line | None:
             retry = f" (attempt {event.attempt})" if event.attempt > 1 else ""
             return Line(f"▸ {event.task_id} → {event.worker}{retry}", "muted")
         case ev.TaskStatusChanged() if event.status != "RUNNING":  # the dispatch line said so
-            kind = {"COMPLETED": "success", "FAILED": "error", "SKIPPED": "warning"}.get(event.status, "muted")
+            kind = {"COMPLETED": "success", "FAILED": "error", "SKIPPED": "warning", "CONFLICT": "warning"}.get(event.status, "muted")
             detail = f": {event.error}" if event.error else ""
             return Line(f"{event.task_id} {event.status}{detail}", kind)
         case ev.ReplanTriggered():

@@ -14,7 +14,7 @@ from paicli_tui.records.run_record import RunRecord, build_run
 from paicli_tui.records.run_views import TaskView
 from paicli_tui.records.runs import load, split_runs
 
-_NOT_DONE = ("FAILED", "BLOCKED", "SKIPPED", "CANCELLED", "PENDING", "RUNNING")
+_NOT_DONE = ("FAILED", "BLOCKED", "SKIPPED", "CANCELLED", "PENDING", "RUNNING", "CONFLICT")
 
 
 def _round(value: float | None, digits: int = 3) -> float | None:
@@ -42,6 +42,11 @@ def task_entry(task: TaskView) -> dict:
         "worker": task.worker,
         "result": task.result,
         "error": task.error,
+        # With isolation: what the task's last attempt changed and whether it was merged.
+        "files": task.changed[0] if task.changed else None,
+        "added": task.changed[1] if task.changed else None,
+        "removed": task.changed[2] if task.changed else None,
+        "merged": task.merged,
     }
 
 

@@ -180,6 +180,13 @@ class RunFold:
                 self.notice = f"replanning after {item.failed_task} failed: {item.reason}"
             case ev.RunFinished():
                 self._run_finished(item, changes)
+            case ev.TaskCommitted() | ev.TaskMerged() if item.task_id in self.tasks:
+                task = self.tasks[item.task_id]
+                if isinstance(item, ev.TaskCommitted):
+                    task.changed = (item.files, item.added, item.removed)
+                else:
+                    task.merged = True
+                changes.tasks.add(item.task_id)
 
     def _ts(self, item: Any) -> float:
         ts = getattr(item, "ts", None)

@@ -97,6 +97,10 @@ class TaskView:
     #: Everything the task's model calls spent, cost included (``tokens``
     #: is prompt + completion, the figure the run screen shows).
     spent: Tokens = field(default_factory=Tokens)
+    #: With isolation: the last attempt's (files, added, removed) lines and
+    #: whether its work reached the integration ref (docs/isolation.md).
+    changed: tuple[int, int, int] | None = None
+    merged: bool = False
 
     def elapsed(self, now: float) -> float | None:
         if self.started is None:

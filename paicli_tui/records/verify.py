@@ -7,7 +7,11 @@ from pathlib import Path
 
 from paicli_tui.records.ledger import TORN, LedgerLine
 from paicli_tui.records.plan_state import PlanState
-from paicli_tui.records.rules import RULES, Violation
+from paicli_tui.records.merge_rules import MergeRecords
+from paicli_tui.records.rules import RULES as ORDER_RULES, Violation
+
+#: Every rule verify checks: the scheduling rules, then isolation's merge chain.
+RULES = (*ORDER_RULES, MergeRecords)
 from paicli_tui.records.runs import RunLines, load, split_runs
 
 

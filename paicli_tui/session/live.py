@@ -117,6 +117,10 @@ class Session:
         self._current: "Future[RunOutcome] | None" = None
         self._executor = None  # the /plan run in progress, for cancel_task
         self._orchestrator = None  # the /team run in progress
+        from paicli_tui.session.run_isolation import RunIsolation
+
+        #: Each /plan task and /team step in its own tree (docs/isolation.md).
+        self.isolation = RunIsolation(workspace, settings, self.bus, self.checkpoints)
         self.bus.publish(
             SessionStarted("session", self._approval_mode, "", self.model_label, provider.base_url, str(workspace))
         )
@@ -339,7 +343,7 @@ class Session:
         report the run later)."""
         s = self.settings
         self.bus.mode = kind
-        self.checkpoints.begin_run(kind, goal)
+        self._checkpoint_run = self.checkpoints.begin_run(kind, goal)
         self._run_budget = RunBudget(s.run_max_turns, s.run_max_tokens, s.run_max_seconds)
         limits = {name: getattr(s, name) for name in LIMIT_SETTINGS if getattr(s, name) is not None}
         model = self.client.model
@@ -418,7 +422,10 @@ class Session:
         def new_task_agent(name: str, task_type: str) -> Agent:
             return self._new_agent(name, "task", task_type=task_type)
 
-        run_task = PlanTaskRunner(goal, new_task_agent, self.knowledge.recall, TrustedUrls.from_user_text(goal))
+        isolation = self.isolation.begin(self._checkpoint_run or self.session_id,
+                                         [f"worker-{i}" for i in range(1, self.settings.parallelism + 1)])
+        run_task = PlanTaskRunner(goal, new_task_agent, self.knowledge.recall, TrustedUrls.from_user_text(goal),
+                                  isolation=isolation)
 
         def replan(current_plan, failed_task, reason):
             return planner.replan(goal, current_plan, failed_task, reason, cancel=cancel)
@@ -436,10 +443,15 @@ class Session:
         )
         self._executor = executor
         try:
+            if isolation is not None:
+                isolation.hold = executor.hold
             report = executor.run(cancel)
+            applied = self.isolation.finish()
         finally:
             self._executor = None
-        return RunOutcome("plan", report.status.value == "COMPLETED", report.status.value, report.summary)
+            self.isolation.close()
+        return RunOutcome("plan", report.status.value == "COMPLETED", report.status.value,
+                          _with_note(report.summary, applied))
 
     def run_team(self, goal: str, plan: "Plan | None" = None) -> RunOutcome:
         from paicli_tui.team.orchestrator import TeamOrchestrator
@@ -468,7 +480,16 @@ class Session:
         goal = planned.goal or goal
         self._orchestrator = orchestrator
         try:
-            report = orchestrator.run(goal, planned, cancel, TrustedUrls.from_user_text(goal))
+            isolation = self.isolation.begin(self._checkpoint_run or self.session_id,
+                                             [f"worker-{i}" for i in range(1, self.settings.workers + 1)])
+            report = orchestrator.run(goal, planned, cancel, TrustedUrls.from_user_text(goal), isolation=isolation)
+            applied = self.isolation.finish()
         finally:
             self._orchestrator = None
-        return RunOutcome("team", report.status.value == "COMPLETED", report.status.value, report.summary)
+            self.isolation.close()
+        return RunOutcome("team", report.status.value == "COMPLETED", report.status.value,
+                          _with_note(report.summary, applied))
+
+
+def _with_note(summary: str, note: str) -> str:
+    return f"{summary}\n{note}" if note else summary

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from paicli_tui.plan.model import Plan
     from paicli_tui.policy.grants import Grant, GrantStore
     from paicli_tui.prompting.skills import Skill
+    from paicli_tui.session.run_isolation import RunIsolation
 
 RunKind = Literal["react", "plan", "team", "command"]
 
@@ -127,6 +128,8 @@ class SessionPort(Protocol):
     checkpoints: "Checkpoints | None"
     knowledge: "Knowledge | None"
     mcp: "McpManager | None"
+    #: Each /plan task and /team step in its own tree; None where nothing runs.
+    isolation: "RunIsolation | None"
 
     @property
     def model(self) -> str:

@@ -36,6 +36,7 @@ class ReplaySession:
     checkpoints = None
     knowledge = None
     mcp = None
+    isolation = None
     user_skills_dir = None
     #: No live model: the recorded runs carry their own prices.
     model = ""

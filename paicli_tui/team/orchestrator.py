@@ -80,9 +80,12 @@ class TeamOrchestrator:
         plan: Plan,
         cancel: threading.Event,
         trusted_urls: "TrustedUrls | None" = None,
+        isolation: "TaskIsolation | None" = None,
     ) -> ExecutionReport:
         """Run every step on the worker pool; parallelism = worker count,
-        no replanning (a failed or blocked step skips its dependents only)."""
+        no replanning (a failed or blocked step skips its dependents only).
+        With ``isolation`` each attempt works in its own tree and only
+        approved work is merged back (paicli_tui.workspace)."""
         from paicli_tui.tools.trusted_urls import TrustedUrls
 
         names = worker_names(self.settings.workers)
@@ -95,6 +98,7 @@ class TeamOrchestrator:
             repairs=self.settings.report_repairs,
             report_format=self.report_format,
             recall=self.recall,
+            isolation=isolation,
         )
         executor = PlanExecutor(
             plan,
@@ -111,6 +115,8 @@ class TeamOrchestrator:
             run_limit=self.run_budget.exceeded_kind if self.run_budget is not None else None,
         )
         self.executor = executor  # lets the session cancel a single step
+        if isolation is not None:
+            isolation.hold = executor.hold
         return executor.run(cancel)
 
     def _reviewer(self, name: str) -> SubAgent:

@@ -16,6 +16,7 @@ from paicli_tui.tools.trusted_urls import BranchUrls, TrustedUrls, flatten
 
 if TYPE_CHECKING:
     from paicli_tui.agent.loop import Agent
+    from paicli_tui.workspace.resolver import TaskIsolation
     from paicli_tui.plan.model import Plan, Task
 
 #: (agent name, task type) → a new agent with the task prompt.
@@ -28,7 +29,12 @@ class PlanTaskRunner:
     """The plan executor's ``run_task`` for /plan: called on a worker
     thread per task, so it keeps no per-task state of its own."""
 
-    def __init__(self, goal: str, new_agent: TaskAgentFactory, recall: Recall, trusted: TrustedUrls) -> None:
+    def __init__(self, goal: str, new_agent: TaskAgentFactory, recall: Recall, trusted: TrustedUrls,
+                 isolation: "TaskIsolation | None" = None) -> None:
+        """With ``isolation`` each task works in its own tree and its work is
+        merged back when it completes; a conflict it cannot merge is re-run
+        on top, dropped or failed as the resolver decides."""
+        self.isolation = isolation
         self.goal = goal
         self.new_agent = new_agent
         self.recall = recall
@@ -42,11 +48,30 @@ class PlanTaskRunner:
         branch = self.trusted.fork(flatten(inherited))
         message = self.recall(task_message(self.goal, plan, task, inherited),
                               f"{self.goal}\n{task.description}", task.id)
-        outcome = agent.run_turn(with_turn_context(message), cancel=cancel, trusted_urls=branch)
+        registry = agent.registry
+        note = ""
+        while True:
+            tree = self.isolation.attempt(task.id, worker) if self.isolation is not None else None
+            if tree is not None and registry is not None:
+                agent.registry = registry.for_root(tree.path)
+            outcome = agent.run_turn(with_turn_context(message), cancel=cancel, trusted_urls=branch)
+            if outcome.status not in ("final", "partial"):
+                break
+            settled = self.isolation.settle(tree, task.description, cancel) if tree is not None else None
+            if settled is not None and settled.status == "rerun":
+                message = settled.feedback  # the same agent goes on, with its history, on the new base
+                continue
+            if settled is not None and settled.status == "cancelled":
+                return TaskOutcome("cancelled", "", "cancelled")
+            if settled is not None and settled.status == "failed":
+                return TaskOutcome("failed", outcome.text, settled.error)
+            if settled is not None and settled.status == "dropped":
+                note = "its changes were dropped after a merge conflict"
+            break
         if outcome.status in ("final", "partial"):
             result = outcome.text if outcome.status == "final" else f"[partial: {outcome.reason}]\n{outcome.text}"
             self.branch_urls.record(task.id, flatten(inherited), branch.found_urls)
-            return TaskOutcome("completed", result)
+            return TaskOutcome("completed", result, notes=(note,) if note else ())
         if outcome.status == "cancelled":
             return TaskOutcome("cancelled", "", "cancelled")
         return TaskOutcome("failed", outcome.text, outcome.reason)

@@ -37,16 +37,19 @@ def retry_message(feedback: str) -> str:
     return RETRY_PREFIX + feedback
 
 
-def review_message(goal: str, task: Task, result: str) -> str:
-    """The reviewer sees the step and the worker's result only (fresh history)."""
-    return "\n".join(
-        [
-            f"Goal: {goal}",
-            "",
-            f"Step {task.id} [{task.type.value}]:",
-            task.description,
-            "",
-            "Result reported by the worker:",
-            result,
-        ]
-    )
+def review_message(goal: str, task: Task, result: str, changes: str | None = None) -> str:
+    """The reviewer sees the step, the worker's result and, when the step
+    ran in its own tree, the diff of what it changed (fresh history): the
+    receipt, not only the worker's word for it."""
+    lines = [
+        f"Goal: {goal}",
+        "",
+        f"Step {task.id} [{task.type.value}]:",
+        task.description,
+        "",
+        "Result reported by the worker:",
+        result,
+    ]
+    if changes is not None:
+        lines += ["", "Files changed by this step (diff against its base):", changes.rstrip() or "no file changes"]
+    return "\n".join(lines)

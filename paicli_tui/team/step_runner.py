@@ -31,6 +31,8 @@ from paicli_tui.tools.trusted_urls import BranchUrls, flatten
 
 if TYPE_CHECKING:
     from paicli_tui.tools.trusted_urls import TrustedUrls
+    from paicli_tui.workspace.resolver import TaskIsolation
+    from paicli_tui.workspace.run import Attempt
 
 #: The first attempt plus at most two retries (P-5.7).
 MAX_ATTEMPTS = 3
@@ -62,8 +64,13 @@ class StepRunner:
         repairs: int = 0,
         report_format: dict | None = None,
         recall: Callable[[str, str, str], str] | None = None,
+        isolation: "TaskIsolation | None" = None,
     ) -> None:
+        """With ``isolation`` every attempt works in its own tree from the
+        run's current integration state, the reviewer sees the attempt's
+        diff, and only approved work is merged back."""
         self.goal = goal
+        self.isolation = isolation
         self.recall = recall
         self.repairs = repairs
         self.report_format = report_format
@@ -77,11 +84,23 @@ class StepRunner:
     def __call__(self, task: Task, plan: Plan, worker_name: str, cancel: threading.Event) -> TaskOutcome:
         worker = self.workers[worker_name]
         worker.agent.task_label = f"{task.id}: {task.description}"
+        registry = worker.agent.registry
         try:
             return self._run(task, plan, worker, cancel)
         finally:
+            worker.agent.registry = registry
             worker.clear_history()  # the step boundary (P-5.4)
             worker.agent.task_label = ""
+
+    def _begin(self, task: Task, worker: SubAgent, registry) -> "Attempt | None":
+        """A clean tree for the next attempt (a rejected one is thrown away)
+        and the worker's tools pointed at it."""
+        if self.isolation is None:
+            return None
+        attempt = self.isolation.attempt(task.id, worker.name)
+        if registry is not None:
+            worker.agent.registry = registry.for_root(attempt.path)
+        return attempt
 
     def reviewer_name(self, plan: Plan, step_id: str) -> str:
         if self._parallel is None or self._parallel[0] is not plan:
@@ -96,7 +115,9 @@ class StepRunner:
             text = self.recall(text, f"{self.goal}\n{task.description}", worker.name)
         message = task_message(with_turn_context(text))
         last_result = feedback = ""
+        registry = worker.agent.registry
         for attempt in range(1, MAX_ATTEMPTS + 1):
+            tree = self._begin(task, worker, registry)
             # A cancel marks only what it interrupted (issue 14): a reply, a
             # report or an approval that arrived before it still counts.
             reply = worker.send(message, cancel=cancel, trusted_urls=branch)
@@ -113,10 +134,24 @@ class StepRunner:
             last_result = report.result or ""
             if cancel.is_set():  # finished work, but no review may pass it now (fail-closed)
                 return TaskOutcome("cancelled", last_result, "cancelled")
-            verdict = self._review(plan, task, attempt, last_result, cancel)
+            changed = self.isolation.run.commit(tree) if tree is not None else None
+            changes = self._changes(tree, changed)
+            verdict = self._review(plan, task, attempt, last_result, cancel, changes)
             if verdict.type is MessageType.APPROVAL:
-                self.branch_urls.record(task.id, flatten(inherited), branch.found_urls)
-                return TaskOutcome("completed", last_result, notes=verdict.notes)
+                settled = self._merge(task, tree, changed, cancel)
+                if settled is None or settled.status in ("merged", "empty", "dropped"):
+                    self.branch_urls.record(task.id, flatten(inherited), branch.found_urls)
+                    notes = verdict.notes
+                    if settled is not None and settled.status == "dropped":
+                        notes = (*notes, "its changes were dropped after a merge conflict")
+                    return TaskOutcome("completed", last_result, notes=notes)
+                if settled.status == "cancelled":
+                    return TaskOutcome("cancelled", last_result, "cancelled")
+                if settled.status == "failed" or attempt == MAX_ATTEMPTS:
+                    return TaskOutcome("failed", last_result, settled.error or "merge conflict")
+                self._retry(worker, task, attempt + 1, "merge conflict")
+                message = feedback_message(settled.feedback)
+                continue
             if cancel.is_set():
                 return TaskOutcome("cancelled", last_result, "cancelled")
             if verdict.type is MessageType.ERROR:
@@ -161,13 +196,25 @@ class StepRunner:
     def _report(self, worker: SubAgent, task: Task, attempt: int, status: str, result: str, reason: str) -> None:
         self.bus.publish(WorkerReportParsed(worker.name, task.id, attempt, status, result, reason))
 
-    def _review(self, plan: Plan, task: Task, attempt: int, result: str, cancel: threading.Event) -> AgentMessage:
+    def _changes(self, tree: "Attempt | None", result: str | None) -> str | None:
+        """The attempt's diff for the reviewer; None without isolation."""
+        if tree is None or result is None or self.isolation is None:
+            return None
+        return self.isolation.diff(tree, result)
+
+    def _merge(self, task: Task, tree: "Attempt | None", result: str | None, cancel: threading.Event):
+        if tree is None or self.isolation is None:
+            return None
+        return self.isolation.settle(tree, task.description, cancel, result=result)
+
+    def _review(self, plan: Plan, task: Task, attempt: int, result: str, cancel: threading.Event,
+                changes: str | None = None) -> AgentMessage:
         """Ask a reviewer with a fresh history; its history is cleared again
         after the review whatever happened (P-5.6)."""
         reviewer = self.reviewer(self.reviewer_name(plan, task.id))
         self.bus.publish(ReviewStarted(reviewer.name, task.id, attempt))
         try:
-            verdict = reviewer.send(task_message(review_message(self.goal, task, result)), cancel=cancel)
+            verdict = reviewer.send(task_message(review_message(self.goal, task, result, changes)), cancel=cancel)
             for repair in range(1, self.repairs + 1):
                 error = _unreadable(reviewer, verdict)
                 if error is None or cancel.is_set():

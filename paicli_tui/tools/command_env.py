@@ -25,6 +25,14 @@ def _matches(name: str, patterns: Iterable[str]) -> bool:
     return any(fnmatchcase(name, pattern) for pattern in patterns)
 
 
+#: Variables that point git at a repository, index or object store; dropped
+#: for commands in a task's own tree, whose git must find the tree's.
+GIT_REPOSITORY_VARIABLES = (
+    "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+)
+
+
 @dataclass(frozen=True)
 class CommandEnvPolicy:
     key_env: str = ""

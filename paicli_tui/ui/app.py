@@ -20,6 +20,7 @@ from paicli_tui.config.settings import remember
 from paicli_tui.session.shutdown import exit_code_for, signal_name
 from paicli_tui.policy.approval import ApprovalAnswer, Decision
 from paicli_tui.ui.bridge.approver import ApprovalPrompt, UiApprover, resolve
+from paicli_tui.ui.bridge.conflict_resolver import ConflictPrompt, UiConflictResolver
 from paicli_tui.ui.run.run_screens import RunScreens
 from paicli_tui.ui.approval.approval import ApprovalScreen
 from paicli_tui.ui.conversation.main_screen import MainScreen
@@ -63,6 +64,11 @@ class PaicliApp(App[None]):
         self.session = session
         self.approver = approver or UiApprover()
         self.pump = self.approver.pump
+        # A merge conflict waits for the person on the run screen; a replayed
+        # session has no isolation to resolve.
+        self.conflicts = UiConflictResolver(self.pump)
+        if session.isolation is not None:
+            session.isolation.resolver = self.conflicts
         self._unsubscribe = session.bus.subscribe(self.pump.put)
         self._wanted_theme = theme or session.settings.theme or DEFAULT_DARK
         self._remember_theme = remember_theme
@@ -105,6 +111,7 @@ class PaicliApp(App[None]):
     async def on_unmount(self) -> None:
         self._unsubscribe()
         self.approver.close()
+        self.conflicts.close()
 
     # -- SIGTERM / SIGHUP (issue 12) ------------------------------------------------
 
@@ -182,6 +189,8 @@ class PaicliApp(App[None]):
             for item in items:
                 if isinstance(item, ApprovalPrompt):
                     self._approvals.append(item)
+                elif isinstance(item, ConflictPrompt):
+                    self._show_conflict(item)
                 else:
                     events.append(item)
             await self.main_screen.paint(events)
@@ -209,6 +218,14 @@ class PaicliApp(App[None]):
         if prompt is not None:
             resolve(prompt.answer, answer or Decision.NO)
         self._show_next_approval()
+
+    def _show_conflict(self, prompt: ConflictPrompt) -> None:
+        from paicli_tui.ui.run.conflict_screen import ConflictScreen
+        from paicli_tui.workspace.resolver import Decision
+
+        if not prompt.answer.done():
+            self.push_screen(ConflictScreen(prompt.conflict),
+                             callback=lambda decision: resolve(prompt.answer, decision or Decision("fail")))
 
     # -- keys ------------------------------------------------------------------------
 

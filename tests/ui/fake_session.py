@@ -56,6 +56,7 @@ class FakeSession:
         self.checkpoints = None
         self.knowledge = None
         self.mcp = None
+        self.isolation = None
         self.user_skills_dir: Path | None = None
         self.skill_list: list = []
         self.is_replay = False

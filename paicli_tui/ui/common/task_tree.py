@@ -35,6 +35,7 @@ GLYPHS = {
     "FAILED": "✗",
     "SKIPPED": "⊘",
     "BLOCKED": "■",
+    "CONFLICT": "≠",
 }
 
 
@@ -108,6 +109,7 @@ class TaskTree(Tree[TaskNodeData]):
         "task-tree--failed",
         "task-tree--skipped",
         "task-tree--blocked",
+        "task-tree--conflict",
         "task-tree--id",
         "task-tree--muted",
         "task-tree--live",
@@ -121,6 +123,7 @@ class TaskTree(Tree[TaskNodeData]):
         & > .task-tree--failed { color: $error; }
         & > .task-tree--skipped { color: $text-muted; }
         & > .task-tree--blocked { color: $warning; }
+        & > .task-tree--conflict { color: $warning; text-style: bold reverse; }
         & > .task-tree--id { text-style: bold; }
         & > .task-tree--muted { color: $text-muted; }
         & > .task-tree--live { color: $secondary; }

@@ -21,6 +21,7 @@ OUTCOME_COLOURS = {
     "completed": "$success",
     "failed": "$error",
     "blocked": "$warning",
+    "conflict": "$warning",
     "cancelled": "$warning",
     "skipped": "$text-muted",
     "running": "$accent",

@@ -1,0 +1,181 @@
+"""One /plan or /team run's isolation: the start snapshot, the integration
+ref, a task tree per attempt and the merges back, in the order the
+scheduler settles tasks.
+
+A task's base is the integration head when its attempt starts. Its
+dependencies are merged before it may start, so that head holds the start
+state plus all of them (and perhaps finished siblings' merged work, never
+half-done work). Every later integration head descends from the base, so
+git finds it as the merge base by itself."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+from paicli_tui.events import (
+    ConflictDecided, EventBus, IsolationSwept, MergeConflict, TaskBase, TaskCommitted, TaskMerged, WorkspaceSnapshot,
+)
+from paicli_tui.workspace.diffs import DIFF_LIMIT, FileChange, diff_text, numstat
+from paicli_tui.workspace.git import require_version
+from paicli_tui.workspace.merge import MergeOutcome, merge, resolve
+from paicli_tui.workspace.shadow import ShadowRepo
+from paicli_tui.workspace.snapshot import snapshot
+from paicli_tui.workspace.trees import TaskTrees, sweep
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One attempt of a task in its tree, from ``base``."""
+
+    task_id: str
+    number: int
+    base: str
+    path: Path
+    slot: str
+    #: The tree of ``base``: an attempt whose files still match it changed nothing.
+    base_tree: str = ""
+
+
+@dataclass(frozen=True)
+class MergeResult:
+    """``merged`` (``merge`` is the new integration head), ``empty`` (the
+    attempt changed nothing; nothing merged) or ``conflict``."""
+
+    status: str
+    into: str
+    result: str
+    merge: str = ""
+    outcome: MergeOutcome | None = None
+
+
+class IsolatedRun:
+    def __init__(self, repo: ShadowRepo, run_id: str, start: str, trees: TaskTrees,
+                 bus: EventBus | None = None, swept: int = 0) -> None:
+        self.repo = repo
+        self.run_id = run_id
+        self.start = start
+        self.trees = trees
+        self.bus = bus
+        #: How many dead runs' task-tree sets were removed when this one began.
+        self.swept = swept
+        self.integration_ref = f"refs/paicli/{run_id}/integration"
+        self._attempts: dict[str, int] = {}
+        #: (task id, merge commit) in the order they reached the integration ref.
+        self.merges: list[tuple[str, str]] = []
+        self._merge_lock = threading.Lock()
+        self._count_lock = threading.Lock()
+
+    @classmethod
+    def begin_run(cls, workspace: Path, run_id: str, root: Path, *, bus: EventBus | None = None,
+                  trees: TaskTrees | None = None, warm: list[str] | None = None) -> "IsolatedRun":
+        """Snapshot ``workspace`` into the shadow repository in ``root`` and
+        start the run's refs. ``trees`` are a session's trees kept from an
+        earlier run (recycled, not made again); ``warm`` names slots whose
+        trees are made in the background now. Raises IsolationUnavailable
+        without a usable git."""
+        require_version()
+        repo = ShadowRepo.open(workspace, root)
+        removed = sweep(repo, root / "trees") if trees is None else []
+        if removed and bus is not None:
+            bus.publish(IsolationSwept("isolation", len(removed)))
+        start = snapshot(repo, message=f"paicli {run_id}: start state")
+        repo.update_ref(f"refs/paicli/{run_id}/start", start)
+        repo.update_ref(f"refs/paicli/{run_id}/integration", start)
+        run = cls(repo, run_id, start, trees or TaskTrees(repo, root / "trees"), bus, len(removed))
+        if warm:
+            run.trees.warm(warm, start)
+        run._publish(WorkspaceSnapshot("isolation", run_id, start, repo.person_head() or "", repo.kind))
+        return run
+
+    @property
+    def head(self) -> str:
+        head = self.repo.resolve(self.integration_ref)
+        assert head is not None, "the integration ref is made when the run begins"
+        return head
+
+    # --- attempts -------------------------------------------------------------------
+
+    def attempt(self, task_id: str, slot: str) -> Attempt:
+        """A fresh tree for the next attempt of ``task_id`` on the current
+        integration head: a retry never sees its own rejected attempt."""
+        with self._count_lock:
+            number = self._attempts[task_id] = self._attempts.get(task_id, 0) + 1
+        base, base_tree = self.repo.git().run(
+            "rev-parse", f"{self.integration_ref}^{{commit}}", f"{self.integration_ref}^{{tree}}").split()
+        path = self.trees.checkout(slot, base)
+        self._publish(TaskBase(slot, task_id, number, base))
+        return Attempt(task_id, number, base, path, slot, base_tree)
+
+    def commit(self, attempt: Attempt) -> str:
+        """Keep what the attempt changed as a commit on its own ref."""
+        result = self.trees.commit(attempt.path, attempt.base, f"paicli {self.run_id}: {attempt.task_id} "
+                                   f"attempt {attempt.number}", base_tree=attempt.base_tree)
+        self.repo.update_ref(f"refs/paicli/{self.run_id}/task/{attempt.task_id}/{attempt.number}", result)
+        changes = self.changes(attempt.base, result)
+        self._publish(TaskCommitted(attempt.slot, attempt.task_id, attempt.number, attempt.base, result, len(changes),
+                                    sum(max(c.added, 0) for c in changes), sum(max(c.removed, 0) for c in changes)))
+        return result
+
+    def changes(self, base: str, result: str) -> list[FileChange]:
+        return [] if base == result else numstat(self.repo, base, result)
+
+    def diff(self, base: str, result: str, limit: int = DIFF_LIMIT) -> str:
+        return diff_text(self.repo, base, result, limit)
+
+    # --- merge-back -----------------------------------------------------------------
+
+    def merge(self, attempt: Attempt, result: str) -> MergeResult:
+        """Merge a completed or approved attempt into the integration head."""
+        with self._merge_lock:
+            into = self.head
+            if result == attempt.base:
+                return MergeResult("empty", into, result)
+            outcome = merge(self.repo, into, result, theirs_label=attempt.task_id)
+            if not outcome.clean:
+                self._publish(MergeConflict(attempt.slot, attempt.task_id, attempt.number, into, result,
+                                            tuple(outcome.paths)))
+                return MergeResult("conflict", into, result, outcome=outcome)
+            return self._record(attempt, into, result, outcome.tree, resolved=False)
+
+    def settle(self, attempt: Attempt, conflict: MergeResult, choices: Mapping[str, str | bytes | None]) -> MergeResult:
+        """Merge a conflicted attempt with the person's decision per file.
+        When the integration head moved meanwhile, the merge is redone and a
+        new conflict may come back."""
+        assert conflict.outcome is not None
+        with self._merge_lock:
+            into = self.head
+            outcome = conflict.outcome
+            if into != conflict.into:
+                outcome = merge(self.repo, into, conflict.result, theirs_label=attempt.task_id)
+                unknown = [p for p in outcome.paths if p not in choices]
+                if unknown:
+                    return MergeResult("conflict", into, conflict.result, outcome=outcome)
+            tree = resolve(self.repo, outcome, {p: choices[p] for p in outcome.paths})
+            self._publish(ConflictDecided(attempt.slot, attempt.task_id, attempt.number, "resolve",
+                                          tuple(outcome.paths)))
+            return self._record(attempt, into, conflict.result, tree, resolved=True)
+
+    def decided(self, attempt: Attempt, choice: str, files: tuple[str, ...] = ()) -> None:
+        """Record a decision that merges nothing (rerun, drop, fail)."""
+        self._publish(ConflictDecided(attempt.slot, attempt.task_id, attempt.number, choice, files))
+
+    def _record(self, attempt: Attempt, into: str, result: str, tree: str, *, resolved: bool) -> MergeResult:
+        merge_commit = self.repo.git().run(
+            "commit-tree", tree, "-p", into, "-p", result, "-m", f"paicli {self.run_id}: merge {attempt.task_id}")
+        self.repo.update_ref(self.integration_ref, merge_commit, into)
+        self.merges.append((attempt.task_id, merge_commit))
+        self._publish(TaskMerged(attempt.slot, attempt.task_id, attempt.number, into, result, merge_commit, resolved))
+        return MergeResult("merged", into, result, merge_commit)
+
+    # --- the end ----------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Remove the run's task trees (the refs stay for the report)."""
+        self.trees.close()
+
+    def _publish(self, event) -> None:
+        if self.bus is not None:
+            self.bus.publish(event)
