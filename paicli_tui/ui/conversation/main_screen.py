@@ -40,7 +40,6 @@ from paicli_tui.ui.conversation.queued_inputs import QueuedInput, QueuedInputs
 from paicli_tui.ui.conversation.slash_commands import parse_slash
 from paicli_tui.ui.conversation.status_bar import StatusBar, short_path
 from paicli_tui.ui.conversation.transcript import Transcript
-from paicli_tui.ui.review.plan_edit_state import id_prefix_of
 
 if TYPE_CHECKING:
     from paicli_tui.ui.app import PaicliApp
@@ -164,6 +163,8 @@ class MainScreen(Screen):
     async def start_plan(self, plan: Any) -> None:
         """Run a ready plan (a plan file): /team for ``step_`` ids, else /plan;
         the review screen opens on it as it would after planning."""
+        from paicli_tui.ui.review.plan_edit_state import id_prefix_of
+
         command = "/team" if id_prefix_of(plan) == "step" else "/plan"
         await self.transcript.add_user(f"{command} {plan.goal}".rstrip() + "  (plan file)")
         start = self.session.start_team if command == "/team" else self.session.start_plan
