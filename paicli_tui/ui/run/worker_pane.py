@@ -12,7 +12,7 @@ oldest entries go, and a reader scrolled up keeps their place.
 from __future__ import annotations
 
 import time
-from typing import Iterable
+from typing import Any, Iterable
 
 from textual.containers import VerticalScroll
 from textual.content import Content
@@ -48,10 +48,13 @@ class WorkerPane(VerticalScroll, can_focus=True):
         self._blocks: dict[int, TextBlock] = {}
         self._tools: dict[str, ToolEntry] = {}
         self._last_write = 0.0
+        self._deferred_timer: Any = None
         self.set_title(f"{worker} · idle")
 
     def on_mount(self) -> None:
-        self.set_interval(RENDER_EVERY, self._render_deferred, name="pane-deferred")
+        # Paused until text arrives, and paused again once nothing is left
+        # deferred: a pane with nothing to do wakes nobody.
+        self._deferred_timer = self.set_interval(RENDER_EVERY, self._render_deferred, name="pane-deferred", pause=True)
 
     async def _render_deferred(self) -> None:
         """While no text arrives, render the chunks a burst left as plain
@@ -64,6 +67,8 @@ class WorkerPane(VerticalScroll, can_focus=True):
                 budget -= await block.render_deferred(budget)
                 if budget <= 0:
                     return
+        if not any(isinstance(block, AnswerBlock) and block.deferred for block in self._blocks.values()):
+            self._deferred_timer.pause()
 
     # -- public -------------------------------------------------------------------
 
@@ -144,6 +149,8 @@ class WorkerPane(VerticalScroll, can_focus=True):
             block = self._blocks.get(number)
             if block is not None:
                 await block.append("".join(parts))
+        if grown and self._deferred_timer is not None:
+            self._deferred_timer.resume()
         await self._prune()
 
     # -- inside -------------------------------------------------------------------
