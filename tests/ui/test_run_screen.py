@@ -5,7 +5,6 @@ layout at each size, tails that stay in view, and every run-screen key."""
 from __future__ import annotations
 
 from textual.widgets import Markdown
-from textual.widgets._markdown import MarkdownParagraph
 
 from paicli_tui import events as ev
 from paicli_tui.ui.run.pane_entries import ReportCard, ThoughtBlock, ToolEntry, VerdictCard
@@ -81,7 +80,9 @@ async def test_panes_render_markdown_thoughts_tool_lines_and_cards_with_no_raw_j
         one, two = screen.pane("worker-1"), screen.pane("worker-2")
         assert one.region.x != two.region.x and one.region.y == two.region.y  # side by side
         assert [type(e).__name__ for e in one.entries] == ["StepHeading", "ThoughtBlock", "ToolEntry", "StructuredBlock", "ReportCard"]
-        assert two.query(MarkdownParagraph) and two.query("MarkdownBulletList")
+        [answer] = [entry for entry in two.entries if type(entry).__name__ == "AnswerBlock"]
+        assert not answer.children  # painted as lines: no widget per Markdown block
+        assert answer.rendered_text().splitlines()[:3] == ["Found two files:", "", "• src/main.py"]
         shown = await shown_text(app, pilot)
         assert "Found two files:" in shown and "**" not in shown and "`" not in shown  # rendered, not raw
         assert "→ read_file README.md · ✓ read 2 lines" in shown
