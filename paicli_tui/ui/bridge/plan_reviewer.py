@@ -20,22 +20,13 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from paicli_tui.plan.model import Plan
 from paicli_tui.plan.review import ReviewDecision
+from paicli_tui.plan.files import PlanFileError, load_plan_file
 from paicli_tui.ui.bridge.run_screens import open_run_screen
 
 if TYPE_CHECKING:
     from paicli_tui.ui.review.plan_review import PlanReviewScreen
 
 __all__ = ["PlanFileError", "UIPlanReviewer", "load_plan_file"]
-
-
-def __getattr__(name: str) -> Any:
-    # The review screen and the plan-file reader load with the first review,
-    # not before the first screen draws.
-    if name in ("PlanFileError", "load_plan_file"):
-        from paicli_tui.ui.review import plan_edit_state
-
-        return getattr(plan_edit_state, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 POLL_SECONDS = 0.2
 

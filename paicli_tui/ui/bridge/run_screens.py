@@ -21,9 +21,11 @@ from paicli_tui.present.figures import session_price
 
 if TYPE_CHECKING:
     from paicli_tui.plan.model import Plan
+    from paicli_tui.session.port import SessionPort
+    from paicli_tui.ui.app import PaicliApp
     from paicli_tui.ui.run.run_screen import RunScreen
 
-# The run screen, its widgets and the undo and plan-edit machinery are
+# The run screen, its widgets, the undo machinery and the plan parser are
 # imported when the first run opens, not before the first screen draws.
 RUN_SCREEN_MODULE = "paicli_tui.ui.run.run_screen"
 
@@ -35,14 +37,13 @@ def is_run_screen(screen: Any) -> bool:
     return module is not None and isinstance(screen, module.RunScreen)
 
 
-def _new_run_screen(app: Any, session: Any, plan: Any, goal: str, workers: list[str], *, kind: str,
-                    clock: Callable[[], float], price: Any) -> "RunScreen":
+def _new_run_screen(app: "PaicliApp", session: "SessionPort", plan: Any, goal: str, workers: list[str], *,
+                    kind: str, clock: Callable[[], float], price: Any) -> "RunScreen":
     from paicli_tui.ui.run.run_screen import RunScreen
     from paicli_tui.ui.undo.task_undo import task_undo_opener
 
     return RunScreen(
-        plan, goal, workers, kind=kind,
-        on_cancel=getattr(session, "cancel", None), on_cancel_task=getattr(session, "cancel_task", None),
+        plan, goal, workers, kind=kind, on_cancel=session.cancel, on_cancel_task=session.cancel_task,
         on_undo_task=task_undo_opener(app, session), clock=clock, price=price,
     )
 
@@ -74,26 +75,25 @@ def pane_workers(kind: str, plan: Plan | dict, workers: list[str]) -> list[str]:
     return workers[: max(1, min(len(workers), widest_round(plan)))]
 
 
-def planned_workers(session: Any, plan: Plan) -> tuple[str, list[str]]:
+def planned_workers(session: "SessionPort", plan: Plan) -> tuple[str, list[str]]:
     """(kind, worker names) for a reviewed plan about to run, before the
     executor says: /team runs ``settings.workers`` workers, /plan up to
     ``settings.parallelism`` slots."""
-    from paicli_tui.ui.review.plan_edit_state import id_prefix_of
+    from paicli_tui.plan.files import id_prefix_of
 
-    settings = getattr(session, "settings", None)
+    settings = session.settings
     if id_prefix_of(plan) == "step":
-        count = getattr(settings, "workers", 2)
-        return "team", [f"worker-{i}" for i in range(1, count + 1)]
-    slots = [f"worker-{i}" for i in range(1, getattr(settings, "parallelism", 4) + 1)]
+        return "team", [f"worker-{i}" for i in range(1, settings.workers + 1)]
+    slots = [f"worker-{i}" for i in range(1, settings.parallelism + 1)]
     return "plan", pane_workers("plan", plan, slots)
 
 
 def open_run_screen(
-    app: Any, plan: Plan, goal: str, *, replace: bool = False, clock: Callable[[], float] = time.time
+    app: "PaicliApp", plan: Plan, goal: str, *, replace: bool = False, clock: Callable[[], float] = time.time
 ) -> "RunScreen":
     """Show the run screen for a reviewed ``plan`` (UI thread). ``replace``
     swaps it for the top screen (the review screen) instead of pushing it."""
-    session = getattr(app, "session", None)
+    session = app.session
     kind, workers = planned_workers(session, plan)
     screen = _new_run_screen(app, session, plan, goal, workers, kind=kind, clock=clock, price=session_price(session))
     if replace:
@@ -106,7 +106,7 @@ def open_run_screen(
 class RunScreens:
     """Paints the screens above the main screen and opens run screens."""
 
-    def __init__(self, app: Any, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, app: "PaicliApp", *, clock: Callable[[], float] = time.time) -> None:
         self.app = app
         self.clock = clock
         self._kind = ""
@@ -148,8 +148,8 @@ class RunScreens:
                 await paint(events)
 
     async def _open(self, started: ev.RunStarted) -> None:
-        kind = self._kind if self._kind in ("plan", "team") else "team" if started.actor == "orchestrator" else "plan"
-        session = getattr(self.app, "session", None)
+        kind = self._kind if self._kind in ("plan", "team") else started.run_kind
+        session = self.app.session
         screen = _new_run_screen(
             self.app, session, started.plan, self._goal, pane_workers(kind, started.plan, list(started.workers)),
             kind=kind, clock=self.clock, price=self._price if self._price is not None else session_price(session),
