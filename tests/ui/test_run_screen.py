@@ -406,3 +406,24 @@ async def test_a_replay_shows_its_badge_and_the_recorded_times():
             app.bus.publish(event)
         await frame(app, pilot)
         assert screen.task_tree.label_text("step_1").startswith("◐ step_1 2.4s w1")
+
+
+async def test_the_run_clock_stops_once_the_run_is_finished():
+    app = host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = RunScreen(survey_plan("step"), "Survey the project", WORKERS, kind="team",
+                           on_cancel=app.session.cancel, clock=clock, tick=True)
+        ticks: list[float] = []
+        original = screen._tick_live
+        screen._tick_live = lambda: (ticks.append(NOW[0]), original())  # type: ignore[method-assign]
+        await app.push_screen(screen)
+        start(app.bus, "step_1", "worker-1")
+        await frame(app, pilot)
+        await pilot.pause(0.5)
+        assert ticks  # the clock runs while a task does
+        finish(app.bus)
+        await frame(app, pilot)
+        await pilot.pause(0.3)
+        settled = len(ticks)
+        await pilot.pause(0.8)  # four ticks of a clock still running
+        assert len(ticks) == settled

@@ -142,7 +142,7 @@ class RunScreen(Screen):
         self._refresh_heading()
         self.apply_layout()
         if self._tick:
-            self.set_interval(TICK_SECONDS, self._tick_live, name="run-elapsed")
+            self._clock = self.set_interval(TICK_SECONDS, self._tick_live, name="run-elapsed")
         self._ready = True
         self.call_after_refresh(self._warm_up)
         if self._early:
@@ -299,6 +299,7 @@ class RunScreen(Screen):
     def _tick_live(self) -> None:
         """Times move on while tasks run: relabel what shows them."""
         if self.model.finished:
+            self._clock.stop()  # nothing moves any more: wake nobody
             return
         self.task_tree.refresh_running()
         strip = self.query_one(WorkerStrip)
