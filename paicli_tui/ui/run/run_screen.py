@@ -298,9 +298,8 @@ class RunScreen(Screen):
 
     def _tick_live(self) -> None:
         """Times move on while tasks run: relabel what shows them."""
-        if self.model.finished:
-            self._clock.stop()  # nothing moves any more: wake nobody
-            return
+        if self.model.finished:  # nothing moves any more: stop waking up
+            return self._clock.stop()
         self.task_tree.refresh_running()
         strip = self.query_one(WorkerStrip)
         if strip.display:
