@@ -7,8 +7,10 @@ What the screens show lives in them."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import gc
 import logging
+import time
 from pathlib import Path
 from collections import deque
 from typing import TYPE_CHECKING
@@ -22,7 +24,6 @@ from paicli_tui.policy.approval import ApprovalAnswer, Decision
 from paicli_tui.ui.bridge.approver import ApprovalPrompt, UiApprover, resolve
 from paicli_tui.ui.bridge.conflict_resolver import ConflictPrompt, UiConflictResolver
 from paicli_tui.ui.run.run_screens import RunScreens
-from paicli_tui.ui.approval.approval import ApprovalScreen
 from paicli_tui.ui.conversation.main_screen import MainScreen
 from paicli_tui.ui.themes import DEFAULT_DARK, VARIABLE_DEFAULTS, load_themes
 
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: Seconds between drains of the event pump (P-7.6).
+#: Least seconds between two drains of the event pump (P-7.6).
 FRAME_SECONDS = 1 / 30
 #: Seconds the first Ctrl+C (with nothing running) stays armed.
 QUIT_WINDOW_SECONDS = 2.0
@@ -81,6 +82,9 @@ class PaicliApp(App[None]):
         self._signal_loop: asyncio.AbstractEventLoop | None = None
         self._pending_signal: int | None = None
         self._paint_lock = asyncio.Lock()
+        self._frame_timer: Any = None
+        self._ui_context: contextvars.Context | None = None
+        self._last_frame = 0.0
         self.main_screen = MainScreen(session, plan=plan)
         self.run_screens = RunScreens(self)
 
@@ -97,7 +101,13 @@ class PaicliApp(App[None]):
         # Pushed rather than returned by get_default_screen, which would skip
         # loading the screen's own stylesheet.
         self.push_screen(self.main_screen)
-        self.set_interval(FRAME_SECONDS, self.drain_events, name="event-pump")
+        # No polling: the pump wakes the app when the first event arrives
+        # after a drain, so an idle app costs nothing.
+        # The waker runs the scheduling in the app's context (Textual's
+        # timers need the active app), taken here, on the UI thread.
+        self._ui_context = contextvars.copy_context()
+        self.pump.set_waker(self._wake_from_thread)
+        self._schedule_frame()
         self.call_after_refresh(self._freeze_startup_objects)
 
     def _freeze_startup_objects(self) -> None:
@@ -109,6 +119,7 @@ class PaicliApp(App[None]):
         gc.freeze()
 
     async def on_unmount(self) -> None:
+        self.pump.set_waker(None)
         self._unsubscribe()
         self.approver.close()
         self.conflicts.close()
@@ -177,9 +188,35 @@ class PaicliApp(App[None]):
 
     # -- painting (P-7.6) ------------------------------------------------------------
 
+    def _wake_from_thread(self) -> None:
+        loop = self._signal_loop
+        if loop is None or loop.is_closed():
+            return
+        try:
+            loop.call_soon_threadsafe(self._schedule_frame, context=self._ui_context)
+        except RuntimeError:  # the loop closed meanwhile: the app is gone
+            pass
+
+    def _schedule_frame(self) -> None:
+        """Drain the pump one frame after the last drain (at once if that is
+        past): bursts are painted at most FRAME_SECONDS apart."""
+        if self._frame_timer is not None or not len(self.pump):
+            return
+        # (A Timer needs a positive delay.)
+        delay = max(0.001, self._last_frame + FRAME_SECONDS - time.monotonic())
+        self._frame_timer = self.set_timer(delay, self._frame_due, name="event-pump")
+
+    async def _frame_due(self) -> None:
+        self._frame_timer = None
+        await self.drain_events()
+        # Whatever arrived while painting already woke us; this catches an
+        # item put between the drain and the timer being cleared.
+        self._schedule_frame()
+
     async def drain_events(self) -> None:
         """Paint everything queued since the last frame, in one pass."""
         async with self._paint_lock:
+            self._last_frame = time.monotonic()
             await self._paint_frame()
 
     async def _paint_frame(self) -> None:
@@ -209,6 +246,8 @@ class PaicliApp(App[None]):
             prompt = self._approvals.popleft()
             if prompt.answer.done():  # denied meanwhile (cancel, closing)
                 continue
+            from paicli_tui.ui.approval.approval import ApprovalScreen
+
             self._asking = prompt
             screen = ApprovalScreen(prompt.request, queued=len(self._approvals))
             self.push_screen(screen, callback=self._approval_answered)

@@ -84,3 +84,36 @@ def test_a_stalled_ui_sheds_old_text_but_keeps_events():
     assert [i.text for i in items if isinstance(i, ev.AgentNote)] == [f"n{i}" for i in range(30)]
     assert pump.dropped == 30 - sum(isinstance(i, TextRun) for i in items)
     assert pump.dropped > 0
+
+
+def test_the_waker_is_called_once_per_empty_to_queued_transition_from_many_threads():
+    pump = EventPump()
+    calls = []
+    pump.set_waker(lambda: calls.append(threading.get_ident()))
+
+    def produce(actor: str) -> None:
+        for n in range(200):
+            pump.put(delta(actor, str(n)))
+            pump.put(delta(actor, "x", call=f"other-{n}"))
+
+    threads = [threading.Thread(target=produce, args=(f"task_{i}",)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(calls) == 1  # nobody drained: one wake for the whole burst
+    assert pump.drain()
+    pump.put(delta("react", "again"))
+    pump.put(delta("react", " and again"))
+    assert len(calls) == 2
+
+
+def test_no_waker_no_call_and_a_cleared_waker_is_not_called():
+    pump = EventPump()
+    pump.put(delta("react", "a"))
+    calls = []
+    pump.set_waker(lambda: calls.append(1))
+    pump.set_waker(None)
+    pump.drain()
+    pump.put(delta("react", "b"))
+    assert calls == []

@@ -5,7 +5,6 @@ layout at each size, tails that stay in view, and every run-screen key."""
 from __future__ import annotations
 
 from textual.widgets import Markdown
-from textual.widgets._markdown import MarkdownParagraph
 
 from paicli_tui import events as ev
 from paicli_tui.ui.run.pane_entries import ReportCard, ThoughtBlock, ToolEntry, VerdictCard
@@ -81,7 +80,9 @@ async def test_panes_render_markdown_thoughts_tool_lines_and_cards_with_no_raw_j
         one, two = screen.pane("worker-1"), screen.pane("worker-2")
         assert one.region.x != two.region.x and one.region.y == two.region.y  # side by side
         assert [type(e).__name__ for e in one.entries] == ["StepHeading", "ThoughtBlock", "ToolEntry", "StructuredBlock", "ReportCard"]
-        assert two.query(MarkdownParagraph) and two.query("MarkdownBulletList")
+        [answer] = [entry for entry in two.entries if type(entry).__name__ == "AnswerBlock"]
+        assert not answer.children  # painted as lines: no widget per Markdown block
+        assert answer.rendered_text().splitlines()[:3] == ["Found two files:", "", "• src/main.py"]
         shown = await shown_text(app, pilot)
         assert "Found two files:" in shown and "**" not in shown and "`" not in shown  # rendered, not raw
         assert "→ read_file README.md · ✓ read 2 lines" in shown
@@ -405,3 +406,24 @@ async def test_a_replay_shows_its_badge_and_the_recorded_times():
             app.bus.publish(event)
         await frame(app, pilot)
         assert screen.task_tree.label_text("step_1").startswith("◐ step_1 2.4s w1")
+
+
+async def test_the_run_clock_stops_once_the_run_is_finished():
+    app = host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = RunScreen(survey_plan("step"), "Survey the project", WORKERS, kind="team",
+                           on_cancel=app.session.cancel, clock=clock, tick=True)
+        ticks: list[float] = []
+        original = screen._tick_live
+        screen._tick_live = lambda: (ticks.append(NOW[0]), original())  # type: ignore[method-assign]
+        await app.push_screen(screen)
+        start(app.bus, "step_1", "worker-1")
+        await frame(app, pilot)
+        await pilot.pause(0.5)
+        assert ticks  # the clock runs while a task does
+        finish(app.bus)
+        await frame(app, pilot)
+        await pilot.pause(0.3)
+        settled = len(ticks)
+        await pilot.pause(0.8)  # four ticks of a clock still running
+        assert len(ticks) == settled

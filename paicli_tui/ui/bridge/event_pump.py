@@ -1,8 +1,9 @@
 """The one hand-over point between engine threads and the UI thread (P-7.6).
 
 Engine threads call :meth:`EventPump.put` (it is subscribed to the session's
-bus); the app drains the pump on a timer and paints what it gets in one pass
-per frame. ``put`` never waits for the UI: it takes a short lock, and
+bus); the first item after a drain calls the pump's waker, and the app then
+drains the pump within a frame and paints what it gets in one pass. With
+nothing queued nothing wakes: an idle app costs no CPU. ``put`` never waits for the UI: it takes a short lock, and
 consecutive deltas of one actor's stream are merged on the spot, so a fast
 model costs one string append per token instead of one queued item.
 
@@ -12,7 +13,8 @@ The pump knows nothing about Textual.
 from __future__ import annotations
 
 import threading
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from paicli_tui.events import ModelDelta
 from paicli_tui.ui.bridge.pump_items import TextRun
@@ -33,12 +35,19 @@ class EventPump:
         # events were queued in between.
         self._open: dict[str, TextRun] = {}
         self._max_pending = max_pending
+        self._waker: Callable[[], None] | None = None
         self.dropped = 0
+
+    def set_waker(self, waker: Callable[[], None] | None) -> None:
+        """``waker`` is called (from the putting thread, outside the lock)
+        when an item arrives in an empty pump: once per drain at most."""
+        self._waker = waker
 
     def put(self, item: Any) -> None:
         """Queue an event (or any UI item). Safe from any thread; never blocks
         on the UI."""
         with self._lock:
+            was_empty = not self._pending
             if isinstance(item, ModelDelta):
                 run = self._open.get(item.actor)
                 if run is not None and run.call_id == item.call_id and run.kind == item.kind:
@@ -55,6 +64,9 @@ class EventPump:
                 self._pending.append(item)
             if len(self._pending) > self._max_pending:
                 self._shed()
+        waker = self._waker
+        if was_empty and waker is not None:
+            waker()
 
     def drain(self) -> list[Any]:
         """Everything queued since the last drain, in arrival order per actor."""

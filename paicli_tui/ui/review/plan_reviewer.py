@@ -16,13 +16,15 @@ import threading
 import time
 from concurrent.futures import Future, InvalidStateError, TimeoutError as FutureTimeout
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from paicli_tui.plan.model import Plan
 from paicli_tui.plan.review import ReviewDecision
 from paicli_tui.plan.files import PlanFileError, load_plan_file
 from paicli_tui.ui.run.run_screens import open_run_screen
-from paicli_tui.ui.review.plan_review import PlanReviewScreen
+
+if TYPE_CHECKING:
+    from paicli_tui.ui.review.plan_review import PlanReviewScreen
 
 __all__ = ["PlanFileError", "UIPlanReviewer", "load_plan_file"]
 
@@ -36,7 +38,7 @@ class UIPlanReviewer:
         self._app = app
         self.save_dir = save_dir
         self.clock = clock
-        self._screen: PlanReviewScreen | None = None
+        self._screen: "PlanReviewScreen | None" = None
         self._answer: Future | None = None
         # (plan reviewed, the plan the person amended) while an amendment is pending
         self._amending: tuple[Plan, Plan] | None = None
@@ -98,6 +100,8 @@ class UIPlanReviewer:
             reason = self._errors[-1] if rejected and self._errors else ""
             screen.show_plan(plan, goal, previous=previous, rejected=rejected, reason=reason)
         else:
+            from paicli_tui.ui.review.plan_review import PlanReviewScreen
+
             screen = PlanReviewScreen(plan, goal, on_decision=self._decided, save_dir=self.save_dir)
             self._screen = screen
             self._app.push_screen(screen)

@@ -10,11 +10,8 @@ touching an entry; a click flips one entry against that. Every entry has a
 
 from __future__ import annotations
 
-import asyncio
 import json
-from functools import lru_cache
 
-from markdown_it import MarkdownIt
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
@@ -22,147 +19,38 @@ from textual.widget import Widget
 from textual.widgets import Markdown, Static
 
 from paicli_tui.ui.run import pane_ops as ops
+from paicli_tui.ui.run.markdown_doc import shared_parser
+from paicli_tui.ui.run.markdown_lines import MarkdownLines
 from paicli_tui.ui.run.plain_log import PlainLog
-from paicli_tui.ui.run.text_chunks import Chunker, clean
+from paicli_tui.ui.run.text_chunks import clean
 
 #: Characters of a tool's result shown when its entry is open.
 TOOL_DETAIL_CHARS = 4000
-#: Chunks a streamed block keeps (its oldest are dropped beyond, like a bounded log).
-MAX_CHUNKS = 100
-#: Characters of one frame's text rendered as Markdown at once (see AnswerBlock).
+#: Characters of one frame's text the run screen's warm-up streams into an answer.
 MARKDOWN_BUDGET = 1500
 
 
-@lru_cache(maxsize=1)
-def shared_parser() -> MarkdownIt:
-    """One Markdown parser for every pane chunk: Textual builds a new one
-    per append unless given a factory, and building one compiles its rules
-    (a parse holds no state, so one serves all)."""
-    return MarkdownIt("gfm-like")
-
-
 def markdown_chunk() -> Markdown:
+    """A Markdown widget sharing one parser (cards use them)."""
     return Markdown(classes="chunk", parser_factory=shared_parser)
 
 
-def _tail_pieces(pieces: list[str], budget: int) -> int:
-    """How many of the last ``pieces`` fit in ``budget`` characters (at least one)."""
-    total, count = 0, 0
-    for piece in reversed(pieces):
-        total += len(piece)
-        if count and total > budget:
-            break
-        count += 1
-    return count
-
-
-class AnswerBlock(Vertical):
-    """An answer streamed as Markdown, in chunks (see text_chunks.py) so a
-    frame re-reads one chunk, not the whole answer.
-
-    Markdown costs a parse, a wrap and new widgets per block (a few ms per
-    kilobyte here), so a burst — a frame that brings more than
-    ``MARKDOWN_BUDGET`` characters — goes into a ``PlainLog`` instead, and
-    so does what follows until the pane is idle; then ``render_deferred``
-    renders it as Markdown, newest first. A model streaming at any human
-    pace never bursts: its answer is Markdown as it arrives."""
-
-    DEFAULT_CSS = "AnswerBlock { height: auto; }"
+class AnswerBlock(MarkdownLines):
+    """An answer streamed as Markdown, painted as lines: finished blocks are
+    rendered once, only the open one again, a few times a second at most
+    (markdown_lines.py). One widget however long the answer is."""
 
     def __init__(self) -> None:
         super().__init__(classes="entry answer")
-        self.chunker = Chunker(markdown=True)
-        self._chunks: list[tuple[Widget, str]] = []  # (Markdown or PlainLog, its text)
-        self.plain = ""
-        # An append and an idle render both await mounts: one at a time.
-        self._busy = asyncio.Lock()
 
     async def append(self, text: str) -> None:
         text = clean(text)
-        if not text:
-            return
-        self.plain += text
-        async with self._busy:
-            await self._append(text)
-
-    async def _append(self, text: str) -> None:
-        last = self._chunks[-1][0] if self._chunks else None
-        if isinstance(last, PlainLog) or len(text) > MARKDOWN_BUDGET:
-            if isinstance(last, PlainLog):
-                await self._grow(len(self._chunks) - 1, text)
-            else:
-                self._chunks.append((PlainLog(text, classes="chunk -deferred"), text))
-                await self.mount(self._chunks[-1][0])
-            return
-        pieces = self.chunker.split(text)
-        cut_inside = list(self.chunker.mid_paragraph)
-        first, *rest = pieces
-        if not self._chunks:
-            first, rest, cut_inside = "", pieces, [False, *cut_inside]
-        if first:
-            await self._grow(len(self._chunks) - 1, first)
-        if rest:
-            new = [markdown_chunk() for _ in rest]
-            # A paragraph cut at a line end runs on into the next chunk: no gap.
-            before = [self._chunks[-1][0] if self._chunks else None, *new[:-1]]
-            for widget, inside in zip(before, cut_inside):
-                if inside and widget is not None:
-                    widget.add_class("-runs-on")
-            self._chunks.extend((widget, "") for widget in new)
-            await self.mount_all(new)
-            for offset, piece in enumerate(rest):
-                await self._grow(len(self._chunks) - len(rest) + offset, piece)
-        excess = len(self._chunks) - MAX_CHUNKS
-        if excess > 0:
-            gone = [widget for widget, _ in self._chunks[:excess]]
-            del self._chunks[:excess]
-            await self.remove_children(gone)
-
-    async def _grow(self, index: int, text: str) -> None:
-        widget, shown = self._chunks[index]
-        self._chunks[index] = (widget, shown + text)
-        if isinstance(widget, Markdown):
-            if not widget.is_attached:  # the screen is going away: its mount was dropped
-                return
-            await widget.append(text)
-        elif isinstance(widget, PlainLog):
-            widget.append(text)
+        if text:
+            super().append(text)
 
     @property
-    def deferred(self) -> bool:
-        return any(isinstance(widget, PlainLog) for widget, _ in self._chunks)
-
-    async def render_deferred(self, budget: int) -> int:
-        """Render held text as Markdown, newest first, about ``budget``
-        characters; returns the characters rendered."""
-        async with self._busy:
-            index = next((i for i in range(len(self._chunks) - 1, -1, -1) if isinstance(self._chunks[i][0], PlainLog)), None)
-            if index is None or not self.is_attached:
-                return 0
-            log, text = self._chunks[index]
-            chunker = Chunker(markdown=True)
-            pieces = [piece for piece in chunker.split(text) if piece]
-            count = _tail_pieces(pieces, budget)
-            head, tail = "".join(pieces[: len(pieces) - count]), pieces[len(pieces) - count :]
-            rendered = [markdown_chunk() for _ in tail]
-            await self.mount_all(rendered, after=log)
-            if not all(widget.is_mounted for widget in rendered):  # the pane is going away
-                return 0
-            if index == len(self._chunks) - 1:
-                self.chunker = chunker  # the stream goes on from the end of what was held
-            replaced = [(widget, "") for widget in rendered]
-            if head:
-                log.replace(head)
-                self._chunks[index] = (log, head)
-                self._chunks[index + 1 : index + 1] = replaced
-                first = index + 1
-            else:
-                self._chunks[index : index + 1] = replaced
-                await log.remove()
-                first = index
-            for offset, piece in enumerate(tail):
-                await self._grow(first + offset, piece)
-            return sum(len(piece) for piece in tail)
+    def plain(self) -> str:
+        return self.doc.text
 
 
 class ThoughtBlock(Vertical):

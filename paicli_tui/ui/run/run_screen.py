@@ -143,7 +143,7 @@ class RunScreen(RunKeys, Screen):
         self._refresh_heading()
         self.apply_layout()
         if self._tick:
-            self.set_interval(TICK_SECONDS, self._tick_live, name="run-elapsed")
+            self._clock = self.set_interval(TICK_SECONDS, self._tick_live, name="run-elapsed")
         self._ready = True
         self.call_after_refresh(self._warm_up)
         if self._early:
@@ -299,8 +299,8 @@ class RunScreen(RunKeys, Screen):
 
     def _tick_live(self) -> None:
         """Times move on while tasks run: relabel what shows them."""
-        if self.model.finished:
-            return
+        if self.model.finished:  # nothing moves any more: stop waking up
+            return self._clock.stop()
         self.task_tree.refresh_running()
         strip = self.query_one(WorkerStrip)
         if strip.display:

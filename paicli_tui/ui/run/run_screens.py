@@ -12,23 +12,47 @@ or the cancel confirmation keeps up.
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
 from paicli_tui import events as ev
-from paicli_tui.plan.model import Plan, Task, id_prefix_of
 from paicli_tui.present.figures import session_price
-from paicli_tui.records.run_views import tasks_from_plan
-from paicli_tui.ui.run.run_screen import RunScreen
-from paicli_tui.ui.undo.task_undo import task_undo_opener
 
 if TYPE_CHECKING:
+    from paicli_tui.plan.model import Plan
     from paicli_tui.session.port import SessionPort
     from paicli_tui.ui.app import PaicliApp
+    from paicli_tui.ui.run.run_screen import RunScreen
+
+# The run screen, its widgets, the undo machinery and the plan parser are
+# imported when the first run opens, not before the first screen draws.
+RUN_SCREEN_MODULE = "paicli_tui.ui.run.run_screen"
 
 
-def widest_round(plan: Plan | dict) -> int:
+def is_run_screen(screen: Any) -> bool:
+    """Without importing the run screen: until its module is loaded, no
+    screen can be one."""
+    module = sys.modules.get(RUN_SCREEN_MODULE)
+    return module is not None and isinstance(screen, module.RunScreen)
+
+
+def _new_run_screen(app: "PaicliApp", session: "SessionPort", plan: Any, goal: str, workers: list[str], *,
+                    kind: str, clock: Callable[[], float], price: Any) -> "RunScreen":
+    from paicli_tui.ui.run.run_screen import RunScreen
+    from paicli_tui.ui.undo.task_undo import task_undo_opener
+
+    return RunScreen(
+        plan, goal, workers, kind=kind, on_cancel=session.cancel, on_cancel_task=session.cancel_task,
+        on_undo_task=task_undo_opener(app, session), clock=clock, price=price,
+    )
+
+
+def widest_round(plan: "Plan | dict") -> int:
     """How many tasks of the plan can run at once, round by round."""
+    from paicli_tui.plan.model import Plan, Task
+    from paicli_tui.records.run_views import tasks_from_plan
+
     views = tasks_from_plan(plan)
     known = {view.id for view in views}
     # A plan dict from an event may name a dependency it lacks; the rounds
@@ -37,7 +61,7 @@ def widest_round(plan: Plan | dict) -> int:
     return max((len(round_) for round_ in shape.batches()), default=1)
 
 
-def pane_workers(kind: str, plan: Plan | dict, workers: list[str]) -> list[str]:
+def pane_workers(kind: str, plan: "Plan | dict", workers: list[str]) -> list[str]:
     """The panes to open with: every team worker; for /plan, as many slots
     as the widest round needs (more appear if the executor uses more)."""
     if kind == "team" or not workers:
@@ -45,10 +69,12 @@ def pane_workers(kind: str, plan: Plan | dict, workers: list[str]) -> list[str]:
     return workers[: max(1, min(len(workers), widest_round(plan)))]
 
 
-def planned_workers(session: "SessionPort", plan: Plan) -> tuple[str, list[str]]:
+def planned_workers(session: "SessionPort", plan: "Plan") -> tuple[str, list[str]]:
     """(kind, worker names) for a reviewed plan about to run, before the
     executor says: /team runs ``settings.workers`` workers, /plan up to
     ``settings.parallelism`` slots."""
+    from paicli_tui.plan.model import id_prefix_of
+
     settings = session.settings
     if id_prefix_of(plan) == "step":
         return "team", [f"worker-{i}" for i in range(1, settings.workers + 1)]
@@ -57,16 +83,13 @@ def planned_workers(session: "SessionPort", plan: Plan) -> tuple[str, list[str]]
 
 
 def open_run_screen(
-    app: "PaicliApp", plan: Plan, goal: str, *, replace: bool = False, clock: Callable[[], float] = time.time
-) -> RunScreen:
+    app: "PaicliApp", plan: "Plan", goal: str, *, replace: bool = False, clock: Callable[[], float] = time.time
+) -> "RunScreen":
     """Show the run screen for a reviewed ``plan`` (UI thread). ``replace``
     swaps it for the top screen (the review screen) instead of pushing it."""
     session = app.session
     kind, workers = planned_workers(session, plan)
-    screen = RunScreen(
-        plan, goal, workers, kind=kind, on_cancel=session.cancel, on_cancel_task=session.cancel_task, clock=clock,
-        price=session_price(session), on_undo_task=task_undo_opener(app, session),
-    )
+    screen = _new_run_screen(app, session, plan, goal, workers, kind=kind, clock=clock, price=session_price(session))
     if replace:
         app.switch_screen(screen)
     else:
@@ -84,10 +107,10 @@ class RunScreens:
         self._goal = ""
         self._price: Any = None
 
-    def live(self) -> RunScreen | None:
+    def live(self) -> "RunScreen | None":
         """The open run screen whose run has not finished, if any."""
         for screen in reversed(self.app.screen_stack):
-            if isinstance(screen, RunScreen) and not screen.model.finished:
+            if is_run_screen(screen) and not screen.model.finished:
                 return screen
         return None
 
@@ -121,17 +144,11 @@ class RunScreens:
     async def _open(self, started: ev.RunStarted) -> None:
         kind = self._kind if self._kind in ("plan", "team") else started.run_kind
         session = self.app.session
-        screen = RunScreen(
-            started.plan,
-            self._goal,
-            pane_workers(kind, started.plan, list(started.workers)),
-            kind=kind,
-            on_cancel=session.cancel, on_cancel_task=session.cancel_task,
-            on_undo_task=task_undo_opener(self.app, session),
-            clock=self.clock,
-            price=self._price if self._price is not None else session_price(session),
+        screen = _new_run_screen(
+            self.app, session, started.plan, self._goal, pane_workers(kind, started.plan, list(started.workers)),
+            kind=kind, clock=self.clock, price=self._price if self._price is not None else session_price(session),
         )
         top = self.app.screen
-        if isinstance(top, RunScreen) and top.model.finished:
+        if is_run_screen(top) and top.model.finished:
             await self.app.pop_screen()  # the last run's summary is in the transcript
         await self.app.push_screen(screen)

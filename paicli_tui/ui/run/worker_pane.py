@@ -11,7 +11,6 @@ oldest entries go, and a reader scrolled up keeps their place.
 
 from __future__ import annotations
 
-import time
 from typing import Iterable
 
 from textual.containers import VerticalScroll
@@ -31,9 +30,6 @@ from paicli_tui.ui.run.pane_entries import (
 )
 
 MAX_ENTRIES = 400
-#: Seconds between two idle renders of deferred text, and characters per render.
-RENDER_EVERY = 0.25
-RENDER_BUDGET = 6000
 
 TextBlock = AnswerBlock | ThoughtBlock | StructuredBlock
 
@@ -47,23 +43,7 @@ class WorkerPane(VerticalScroll, can_focus=True):
         self.max_entries = max(1, max_entries)
         self._blocks: dict[int, TextBlock] = {}
         self._tools: dict[str, ToolEntry] = {}
-        self._last_write = 0.0
         self.set_title(f"{worker} · idle")
-
-    def on_mount(self) -> None:
-        self.set_interval(RENDER_EVERY, self._render_deferred, name="pane-deferred")
-
-    async def _render_deferred(self) -> None:
-        """While no text arrives, render the chunks a burst left as plain
-        text (see AnswerBlock), newest first, a few each tick."""
-        if time.monotonic() - self._last_write < RENDER_EVERY:
-            return
-        budget = RENDER_BUDGET
-        for block in reversed(list(self._blocks.values())):
-            if isinstance(block, AnswerBlock) and block.deferred:
-                budget -= await block.render_deferred(budget)
-                if budget <= 0:
-                    return
 
     # -- public -------------------------------------------------------------------
 
@@ -106,7 +86,6 @@ class WorkerPane(VerticalScroll, can_focus=True):
 
     async def write(self, frame_ops: Iterable[ops.PaneOp]) -> None:
         """Show one frame's ops: at most one mount and one append per block."""
-        self._last_write = time.monotonic()
         new: list[Widget] = []
         grown: dict[int, list[str]] = {}
         for op in frame_ops:

@@ -1,0 +1,169 @@
+"""Start-up, quit and idle bench (P-7.6): the real `paicli --demo` in a
+pseudo-terminal against a minimal Textual app (Header, Input, Footer) in the
+same pseudo-terminal, alternating, medians.
+
+Measured:
+- first screen: ``Popen`` → the screen showing the app's marker (ours: the
+  status bar's "shift+tab to cycle"; the reference: its placeholder);
+- idle CPU: 10 s of the process's CPU (/proc) once the first screen is up,
+  and again after a session of three turns, as % of one core;
+- quit: after those three turns, the second Ctrl+C → the process gone (and
+  → the terminal given back, ``ESC[?1049l`` seen).
+
+Bytecode: the environment may set PYTHONDONTWRITEBYTECODE; an installed
+wheel has its bytecode compiled, so both apps get a private
+PYTHONPYCACHEPREFIX and one warm-up launch before the timed ones.
+
+``--before DIR`` adds a second tree of paicli (e.g. ``git archive BASE``
+unpacked) measured in the same rounds, for before/after figures.
+
+Targets: first screen ÷ reference ≤ 1.5; quit ≤ 0.3 s; idle ≤ 1 % of a core.
+The machine may be shared: the load average is printed, ratios are the
+figures to trust. The last line is one JSON object.
+
+    python bench/startup.py [--runs 5] [--before DIR] [--idle 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from pty_screen import PtyScreen  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+TREE = HERE.parent
+CTRL_C = b"\x03"
+STEP = 60.0
+
+
+def status_ready(text: str) -> bool:
+    return "shift+tab to cycle" in text
+
+
+def reference_ready(text: str) -> bool:
+    return "type here" in text
+
+
+class Variant:
+    def __init__(self, name: str, tree: Path | None, base_env: dict[str, str], workdir: Path) -> None:
+        self.name = name
+        self.tree = tree
+        self.workdir = workdir
+        self.env = dict(base_env)
+        if tree is not None:
+            self.env["PYTHONPATH"] = str(tree)
+            self.env["PAICLI_HOME"] = str(workdir / f"home-{name}")
+
+    def launch(self) -> PtyScreen:
+        if self.tree is None:
+            argv = [sys.executable, str(HERE / "reference_apps.py"), "first-screen"]
+        else:
+            argv = [sys.executable, "-m", "paicli_tui", "--demo", "-w", str(self.workdir / "project")]
+        return PtyScreen(argv, env=self.env, cwd=str(self.workdir))
+
+    @property
+    def ready(self):
+        return reference_ready if self.tree is None else status_ready
+
+
+def first_screen(variant: Variant) -> tuple[float, PtyScreen]:
+    app = variant.launch()
+    shown = app.wait_for(variant.ready, STEP)
+    return shown - app.started, app
+
+
+def idle_share(app: PtyScreen, seconds: float) -> float:
+    app.drain_for(1.0)  # let the first frame's follow-ups settle
+    before = app.cpu()
+    app.drain_for(seconds)
+    return (app.cpu() - before) / seconds
+
+
+def session_then_quit(app: PtyScreen, idle: float) -> dict[str, float]:
+    for n in range(3):
+        for char in f"what is in this project, take {n + 1}?":
+            app.send(char.encode())
+            app.pump(0.005)
+        app.send(b"\r")
+        app.wait_for(lambda text: "esc cancels" in text, STEP)
+        app.wait_for(lambda text: "esc cancels" not in text, STEP)
+    share = idle_share(app, idle)
+    app.send(CTRL_C)
+    app.wait_for(lambda text: "again to quit" in text, STEP)
+    pressed = time.perf_counter()
+    app.send(CTRL_C)
+    gone = app.wait_exit(STEP)
+    return {"quit_s": (gone or float("nan")) - pressed,
+            "released_s": (app.released_at or float("nan")) - pressed,
+            "idle_after_session": share}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--idle", type=float, default=10.0, help="seconds of idle CPU measured")
+    parser.add_argument("--before", type=Path, help="another paicli tree to measure alongside")
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="paicli-startup-"))
+    project = work / "project"
+    project.mkdir()
+    (project / "README.md").write_text("# Demo\n\nA tiny project.\n")
+    (project / "main.py").write_text("print('hi')\n")
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
+    variants = [Variant("ours", TREE, env, work), Variant("reference", None, env, work)]
+    if args.before:
+        variants.insert(1, Variant("before", args.before.resolve(), env, work))
+
+    cold: dict[str, float] = {}
+    for variant in variants:  # warm-up: compiles the bytecode once
+        seconds, app = first_screen(variant)
+        cold[variant.name] = seconds
+        app.close()
+    times: dict[str, list[float]] = {v.name: [] for v in variants}
+    idle: dict[str, float] = {}
+    for round_ in range(args.runs):
+        for variant in variants if round_ % 2 == 0 else reversed(variants):
+            seconds, app = first_screen(variant)
+            times[variant.name].append(seconds)
+            if round_ == 0:
+                idle[variant.name] = idle_share(app, args.idle)
+            app.close()
+        print(f"round {round_ + 1}: " + ", ".join(f"{n} {t[-1]:.3f}s" for n, t in times.items())
+              + f" · load {os.getloadavg()[0]:.1f}", flush=True)
+
+    result: dict[str, object] = {"load": round(os.getloadavg()[0], 1)}
+    median = {name: statistics.median(values) for name, values in times.items()}
+    for name in times:
+        result[f"first_screen_{name}_s"] = round(median[name], 3)
+        result[f"first_screen_{name}_cold_s"] = round(cold[name], 3)
+        result[f"idle_{name}_core_pct"] = round(100 * idle[name], 2)
+    for name in times:
+        if name != "reference":
+            result[f"first_screen_{name}_vs_reference"] = round(median[name] / median["reference"], 2)
+    for variant in variants:
+        if variant.tree is None:
+            continue
+        _, app = first_screen(variant)
+        try:
+            figures = session_then_quit(app, args.idle)
+        finally:
+            app.close()
+        result[f"quit_{variant.name}_s"] = round(figures["quit_s"], 3)
+        result[f"screen_released_{variant.name}_s"] = round(figures["released_s"], 3)
+        result[f"idle_after_session_{variant.name}_core_pct"] = round(100 * figures["idle_after_session"], 2)
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+"""Markdown painted as lines (markdown_lines.py, markdown_strips.py): no
+line wider than the width, hanging indents, styled inline code and bold;
+finished blocks are rendered once; the open block is rendered a few times
+a second however fast text arrives; a hidden widget renders nothing."""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual.app import App, ComposeResult
+
+from paicli_tui.ui.run import markdown_lines
+from paicli_tui.ui.run.markdown_doc import parse_blocks
+from paicli_tui.ui.run.markdown_lines import MarkdownLines
+from paicli_tui.ui.run.markdown_strips import BlockStyles, block_lines
+
+STYLES = BlockStyles()
+
+
+def lines(text: str, width: int) -> list:
+    return [line for block in parse_blocks(text) for line in block_lines(block, width, STYLES)]
+
+
+def test_no_line_is_wider_than_the_width_even_with_wide_characters():
+    text = ("漢字とかなの混じった長い文章がここに続きます。" * 3 + " 🙂🙂 emoji **bold** `code`\n\n"
+            "- a list item that is long enough to wrap around twice at this width\n")
+    for width in (8, 13, 30):
+        assert all(line.cell_length <= width for line in lines(text, width))
+
+
+def test_list_items_keep_a_hanging_indent_and_numbers():
+    shown = [line.plain for line in lines("- alpha beta gamma delta epsilon\n\n1. one\n2. two\n", 16)]
+    assert shown[:3] == ["• alpha beta", "  gamma delta", "  epsilon"]
+    assert "1. one" in shown and "2. two" in shown
+
+
+def test_inline_code_and_bold_carry_their_styles():
+    [line, _blank] = lines("a **b** `c` d\n", 40)
+    assert line.plain == "a b c d"
+    styled = {line.plain[span.start:span.end]: span.style for span in line.spans}
+    assert styled["b"].bold and styled["c"] == STYLES.code
+
+
+class Host(App[None]):
+    def __init__(self, hidden: bool = False) -> None:
+        super().__init__()
+        self.hidden = hidden
+
+    def compose(self) -> ComposeResult:
+        widget = MarkdownLines()
+        widget.display = not self.hidden
+        yield widget
+
+
+async def test_finished_blocks_render_once_and_the_open_block_is_throttled(monkeypatch):
+    calls: list[str] = []
+    real = markdown_lines.block_lines
+    monkeypatch.setattr(markdown_lines, "block_lines", lambda block, *a, **k: calls.append(block.source) or real(block, *a, **k))
+    app = Host()
+    async with app.run_test(size=(60, 40)) as pilot:
+        widget = app.query_one(MarkdownLines)
+        text = "".join(f"Paragraph {n} says something.\n\n" for n in range(40))
+        for start in range(0, len(text), 4):  # 4 characters a fragment, no pause: one burst
+            widget.append(text[start:start + 4])
+            if start % 40 == 0:
+                await asyncio.sleep(0)
+        await pilot.pause(0.3)
+        assert "Paragraph 39 says something." in widget.rendered_text()
+        assert widget.renders <= 4  # not one render per fragment
+        calls.clear()
+        widget.append("One more paragraph.\n\nAnd the open one")
+        await pilot.pause(0.3)
+        # Only the block that just finished and the new ones: nothing older again.
+        assert set(calls) <= {"Paragraph 39 says something.\n", "One more paragraph.\n", "And the open one"}
+        assert widget.rendered_text().rstrip().endswith("One more paragraph.\n\nAnd the open one")
+
+
+async def test_a_hidden_widget_renders_nothing_until_shown():
+    app = Host(hidden=True)
+    async with app.run_test(size=(60, 20)) as pilot:
+        widget = app.query_one(MarkdownLines)
+        widget.append("Some **text**\n\nmore\n")
+        await pilot.pause(0.3)
+        assert widget.renders == 0
+        widget.display = True
+        await pilot.pause(0.2)
+        assert widget.renders >= 1 and "Some text" in widget.rendered_text()
