@@ -55,6 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--trust-mcp", action="store_true",
                      help="start the MCP servers of the workspace's .mcp.json this run without asking (nothing is "
                           "remembered; --yes alone never starts them)")
+    run.add_argument("--trust-hooks", action="store_true",
+                     help="run the hooks of the workspace's .paicli/config.toml this run without asking (nothing is "
+                          "remembered; --yes alone never runs them)")
     run.add_argument("--schedule", choices=["ready", "batch"], help="plan scheduling policy")
     run.add_argument("--parallelism", type=int, help="tasks at once in /plan (default 4)")
     run.add_argument("--workers", type=int, help="team workers (default 2)")

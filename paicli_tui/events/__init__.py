@@ -26,6 +26,7 @@ from paicli_tui.events.tools import (
 )
 from paicli_tui.events.changes import CheckpointSaved, RunChangesRecorded, ChangesReverted, SkillLoaded
 from paicli_tui.events.mcp import McpServerChanged, McpResourceAttached, McpWorkspaceTrusted
+from paicli_tui.events.hooks import HookRan, HooksTrusted
 from paicli_tui.events.agent import AgentNote, Compaction, HistoryCleared, AgentFinished
 from paicli_tui.events.plans import (
     PlanProposed, PlanRejected, RepairRequested, TaskDispatched, TaskStatusChanged, ReplanTriggered, RunFinished,
@@ -47,5 +48,5 @@ __all__ = [
     "PlanProposed", "PlanRejected", "RepairRequested", "TaskDispatched", "TaskStatusChanged", "ReplanTriggered",
     "RunFinished", "WorkerReportParsed", "ReviewStarted", "ReviewVerdictGiven", "StepRetry", "MemorySaved",
     "MemoryDiscarded", "MemoryDeleted", "MemoryRecalled", "IndexProgress", "IndexBuilt", "RunRequested",
-    "RunStarted", "RunLimitReached", "RunCancelled", "RunOutcomeRecorded", "SecretsRedacted",
+    "RunStarted", "RunLimitReached", "RunCancelled", "RunOutcomeRecorded", "SecretsRedacted", "HookRan", "HooksTrusted",
 ]

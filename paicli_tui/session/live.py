@@ -25,6 +25,7 @@ from paicli_tui.events import (
     ModeChanged,
     ModelChanged,
     ModelResponse,
+    AgentNote,
     RunCancelled,
     RunOutcomeRecorded,
     RunRequested,
@@ -69,9 +70,12 @@ class Session:
         transport=None,
         session_id: str | None = None,
         trust_workspace_mcp: bool = False,
+        trust_workspace_hooks: bool = False,
     ) -> None:
         """``trust_workspace_mcp``: start the workspace .mcp.json's servers
-        this time without asking (``paicli run --trust-mcp``)."""
+        this time without asking (``paicli run --trust-mcp``);
+        ``trust_workspace_hooks``: the same for the hooks of the workspace's
+        .paicli/config.toml (``paicli run --trust-hooks``)."""
         from paicli_tui.llm.client import ChatClient
         from paicli_tui.prompting.assembler import PromptAssembler
         from paicli_tui.policy.approval import DenyApprover
@@ -126,6 +130,14 @@ class Session:
         self.bus.publish(
             SessionStarted("session", self._approval_mode, "", self.model_label, provider.base_url, str(workspace))
         )
+        from paicli_tui.hooks.runner import HookRunner
+
+        #: The person's hook commands; the registry runs the tool hooks.
+        self.hooks = HookRunner.for_session(settings, workspace, self.session_id, self.bus, self.redactor,
+                                            self.warnings, trust_workspace=trust_workspace_hooks)
+        self.registry.hooks = self.hooks
+        self._hooks_first_run = True  # SessionStart hooks run with the first run
+        self._resumed = session_id is not None
         trusted = mcp_wiring.workspace_trusted(mcp_config, workspace, self.warnings, flag=trust_workspace_mcp)
         #: The MCP servers (P-9.1), starting in the background; None when none is configured.
         self.mcp = mcp_wiring.start_servers(mcp_config, settings, self.bus, workspace, self.registry, trusted=trusted,
@@ -277,6 +289,8 @@ class Session:
         def run() -> RunOutcome:
             try:
                 outcome = self.redactor.scrub(job(*args))  # the final report and the UI show it
+                if outcome.kind != "command":
+                    outcome = self.redactor.scrub(self._stop_hooks(outcome))
                 self._finish_checkpoints()
                 if outcome.kind != "command":
                     # Facts agents saved are kept before the outcome is recorded (P-9.4).
@@ -388,6 +402,7 @@ class Session:
         )
 
     def run_react(self, text: str, attachments: tuple[str, ...] = ()) -> RunOutcome:
+        from paicli_tui.hooks.session_hooks import with_hook_context
         from paicli_tui.session.attachments import read_attachments, with_attachments
         from paicli_tui.prompting.assembler import with_turn_context
         from paicli_tui.tools.trusted_urls import TrustedUrls
@@ -396,6 +411,9 @@ class Session:
         self._begin_run("react", text, tuple(item.record() for item in attached))
         if not text:
             return RunOutcome("react", False, "failed", "nothing to do: the input was empty")
+        gate = self._prompt_hooks("react", text, attachments)
+        if gate.blocked:
+            return RunOutcome("react", False, "blocked", f"blocked by hook: {gate.reason}")
         if self._react is None:
             self._react = self._new_agent("react", "react")
         self._react.budget.run = self._run_budget
@@ -406,7 +424,7 @@ class Session:
             from paicli_tui.mcp.mentions import attach_mentions
 
             message = attach_mentions(text, self.mcp, self.bus, cancel=self._cancel)
-        message = with_attachments(message, attached)
+        message = with_hook_context(with_attachments(message, attached), gate.context)
         message = self.knowledge.recall(message, text, "react")
         outcome = self._react.run_turn(
             with_turn_context(message, approval_mode=self._approval_mode), cancel=self._cancel,
@@ -416,6 +434,8 @@ class Session:
         return RunOutcome("react", outcome.status == "final", outcome.status, text_out)
 
     def run_plan(self, goal: str, plan: "Plan | None" = None) -> RunOutcome:
+        from paicli_tui.hooks.session_hooks import with_hook_context
+        from paicli_tui.hooks.task_check import checked_turns
         from paicli_tui.plan.context import task_message
         from paicli_tui.plan.executor import PlanExecutor, TaskOutcome
         from paicli_tui.plan.planner import Planner, planner_options
@@ -425,6 +445,10 @@ class Session:
         self._begin_run("plan", goal)
         if not goal and plan is None:
             return RunOutcome("plan", False, "FAILED", "usage: /plan GOAL")
+        gate = self._prompt_hooks("plan", goal)
+        if gate.blocked:
+            return RunOutcome("plan", False, "FAILED", f"blocked by hook: {gate.reason}")
+        goal = with_hook_context(goal, gate.context)
         cancel = self._cancel
         planner = Planner(self.client, self.assembler, agent="planner", role="planner", id_prefix="task", bus=self.bus,
                           deadline=self._run_budget.deadline, **planner_options(self.settings))
@@ -443,9 +467,16 @@ class Session:
             message = self.knowledge.recall(task_message(goal, current_plan, task, inherited),
                                             f"{goal}\n{task.description}", task.id)
             message = with_turn_context(message)
-            outcome = agent.run_turn(message, cancel=task_cancel, trusted_urls=branch)
+            outcome = checked_turns(
+                self.registry.hooks, lambda: agent.run_turn(message, cancel=task_cancel, trusted_urls=branch),
+                lambda feedback: agent.run_turn(feedback, cancel=task_cancel, trusted_urls=branch),
+                task=task, goal=goal, worker=worker, bus=self.bus, cancel=task_cancel)
+            if outcome.failed_check:
+                return TaskOutcome("failed", outcome.text, f"hook: {outcome.failed_check}")
             if outcome.status in ("final", "partial"):
                 result = outcome.text if outcome.status == "final" else f"[partial: {outcome.reason}]\n{outcome.text}"
+                if outcome.context:
+                    result = f"{result}\n\n[checks]\n{outcome.context}"
                 branch_urls.record(task.id, flatten(inherited), branch.found_urls)
                 return TaskOutcome("completed", result)
             if outcome.status == "cancelled":
@@ -474,12 +505,17 @@ class Session:
         return RunOutcome("plan", report.status.value == "COMPLETED", report.status.value, report.summary)
 
     def run_team(self, goal: str, plan: "Plan | None" = None) -> RunOutcome:
+        from paicli_tui.hooks.session_hooks import with_hook_context
         from paicli_tui.team.orchestrator import TeamOrchestrator
         from paicli_tui.tools.trusted_urls import TrustedUrls
 
         self._begin_run("team", goal)
         if not goal and plan is None:
             return RunOutcome("team", False, "FAILED", "usage: /team GOAL")
+        gate = self._prompt_hooks("team", goal)
+        if gate.blocked:
+            return RunOutcome("team", False, "FAILED", f"blocked by hook: {gate.reason}")
+        goal = with_hook_context(goal, gate.context)
         cancel = self._cancel
         orchestrator = TeamOrchestrator(
             client=self.client,
@@ -509,6 +545,7 @@ class Session:
         Returns the approved plan or a RunOutcome explaining why not."""
         from paicli_tui.llm.types import ModelCancelled, ModelError
         from paicli_tui.plan.parser import PlanError
+        from paicli_tui.hooks.session_hooks import plan_ready
         from paicli_tui.plan.review import review_loop
 
         kind = "team" if planner.id_prefix == "step" else "plan"
@@ -521,6 +558,10 @@ class Session:
                 return RunOutcome(kind, False, "FAILED", f"planning failed: {exc}")
         else:
             planner.announce(plan, "file")
+        checked = plan_ready(self.hooks, planner, goal, plan, kind, cancel, self._note)
+        if isinstance(checked, str):
+            return RunOutcome(kind, False, "FAILED", checked)
+        plan = checked
         if self.plan_reviewer is not None and review:
             on_error = getattr(self.plan_reviewer, "report_error", print)
             approved = review_loop(planner, self.plan_reviewer, goal, plan, on_error=on_error)
@@ -530,3 +571,35 @@ class Session:
         if cancel.is_set():
             return RunOutcome(kind, False, "CANCELLED", "cancelled")
         return plan
+
+    # -- hooks ---------------------------------------------------------------------
+
+    def _note(self, text: str) -> None:
+        self.bus.publish(AgentNote("session", text))
+
+    def _prompt_hooks(self, kind: str, prompt: str, attachments: tuple[str, ...] = ()):
+        """SessionStart (first run) and UserPromptSubmit hooks, on the engine thread."""
+        from paicli_tui.hooks.session_hooks import before_prompt
+
+        first, self._hooks_first_run = self._hooks_first_run, False
+        return before_prompt(self.hooks, first=first, resumed=self._resumed, kind=kind, prompt=prompt,
+                             attachments=attachments, model=self.client.model, mode=self._approval_mode,
+                             cancel=self._cancel)
+
+    def _stop_hooks(self, outcome: RunOutcome) -> RunOutcome:
+        """Stop hooks; one that blocks a finished ReAct turn continues it once
+        with its reason as the next message."""
+        from paicli_tui.hooks.session_hooks import at_stop
+
+        verdict = at_stop(self.hooks, kind=outcome.kind, ok=outcome.ok, status=outcome.status, text=outcome.text,
+                          active=False)
+        if not verdict.blocked or self._cancel.is_set():
+            return outcome
+        if outcome.kind != "react" or self._react is None:
+            self._note(f"a Stop hook objected, but a {outcome.kind} run is not continued: {verdict.reason}")
+            return outcome
+        turn = self._react.run_turn(verdict.reason, cancel=self._cancel)
+        text = turn.text if turn.status != "failed" else turn.reason
+        outcome = RunOutcome("react", turn.status == "final", turn.status, text)
+        at_stop(self.hooks, kind="react", ok=outcome.ok, status=outcome.status, text=outcome.text, active=True)
+        return outcome

@@ -95,6 +95,7 @@ class TeamOrchestrator:
             repairs=self.settings.report_repairs,
             report_format=self.report_format,
             recall=self.recall,
+            hooks=self.registry.hooks,
         )
         executor = PlanExecutor(
             plan,

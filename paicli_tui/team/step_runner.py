@@ -30,6 +30,7 @@ from paicli_tui.team.subagent import SubAgent, feedback_message, task_message
 from paicli_tui.tools.trusted_urls import BranchUrls, flatten
 
 if TYPE_CHECKING:
+    from paicli_tui.hooks.runner import HookRunner
     from paicli_tui.tools.trusted_urls import TrustedUrls
 
 #: The first attempt plus at most two retries (P-5.7).
@@ -62,8 +63,11 @@ class StepRunner:
         repairs: int = 0,
         report_format: dict | None = None,
         recall: Callable[[str, str, str], str] | None = None,
+        hooks: "HookRunner | None" = None,
     ) -> None:
         self.goal = goal
+        #: TaskCompleted hooks check a completed report before the reviewer does.
+        self.hooks = hooks
         self.recall = recall
         self.repairs = repairs
         self.report_format = report_format
@@ -113,20 +117,39 @@ class StepRunner:
             last_result = report.result or ""
             if cancel.is_set():  # finished work, but no review may pass it now (fail-closed)
                 return TaskOutcome("cancelled", last_result, "cancelled")
-            verdict = self._review(plan, task, attempt, last_result, cancel)
-            if verdict.type is MessageType.APPROVAL:
-                self.branch_urls.record(task.id, flatten(inherited), branch.found_urls)
-                return TaskOutcome("completed", last_result, notes=verdict.notes)
-            if cancel.is_set():
-                return TaskOutcome("cancelled", last_result, "cancelled")
-            if verdict.type is MessageType.ERROR:
-                return TaskOutcome("failed", last_result, f"review failed: {verdict.content}")
-            feedback = verdict.content
+            # A configured check is cheaper than a reviewer call: a failing one
+            # sends the step back without a review.
+            blocked, context = self._check(task, worker, attempt, last_result, cancel)
+            if blocked is not None:
+                feedback = f"hook: {blocked}"
+            else:
+                reviewed = f"{last_result}\n\n[checks]\n{context}" if context else last_result
+                verdict = self._review(plan, task, attempt, reviewed, cancel)
+                if verdict.type is MessageType.APPROVAL:
+                    self.branch_urls.record(task.id, flatten(inherited), branch.found_urls)
+                    return TaskOutcome("completed", last_result, notes=verdict.notes)
+                if cancel.is_set():
+                    return TaskOutcome("cancelled", last_result, "cancelled")
+                if verdict.type is MessageType.ERROR:
+                    return TaskOutcome("failed", last_result, f"review failed: {verdict.content}")
+                feedback = verdict.content
             if attempt < MAX_ATTEMPTS:
                 self._retry(worker, task, attempt + 1, feedback)
                 message = feedback_message(retry_message(feedback))
         reason = f"rejected by review {MAX_ATTEMPTS} times; last feedback: {feedback}"
         return TaskOutcome("failed", last_result, reason)
+
+    def _check(self, task: Task, worker: SubAgent, attempt: int, result: str,
+               cancel: threading.Event) -> tuple[str | None, str]:
+        """TaskCompleted hooks on a completed report: (the reason one
+        failed it, or None; the context the others added)."""
+        if self.hooks is None or not self.hooks.matching("TaskCompleted", "team"):
+            return None, ""
+        verdict = self.hooks.run("TaskCompleted", {
+            "kind": "team", "task_id": task.id, "description": task.description, "type": task.type.value,
+            "goal": self.goal, "attempt": attempt, "worker": worker.name, "result": result,
+        }, match="team", actor=worker.name, cancel=cancel)
+        return (verdict.reason if verdict.blocked else None), verdict.context
 
     def _read_report(
         self, worker: SubAgent, task: Task, attempt: int, reply: AgentMessage, cancel: threading.Event

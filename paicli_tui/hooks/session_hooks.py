@@ -1,0 +1,78 @@
+"""The hooks a session runs around its runs: SessionStart and
+UserPromptSubmit before the first model call, PlanReady before a plan is
+reviewed, Stop when a run ends. All run on the session's engine thread,
+never on a front end's thread."""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Callable
+
+from paicli_tui.hooks.runner import NO_HOOKS, HookRunner, HookVerdict
+from paicli_tui.llm.types import ModelError
+from paicli_tui.plan.parser import PlanError
+
+if TYPE_CHECKING:
+    from paicli_tui.plan.model import Plan
+
+#: Times a plan goes back to the planner because a PlanReady hook refused it.
+PLAN_REVISIONS = 2
+MAX_STOP_TEXT = 16_000
+
+
+def with_hook_context(message: str, context: str) -> str:
+    """What exit-0 hooks printed, after the person's message, marked as theirs."""
+    return f"{message}\n\n<hook-context>\n{context}\n</hook-context>" if context else message
+
+
+def before_prompt(runner: HookRunner | None, *, first: bool, resumed: bool, kind: str, prompt: str,
+                  attachments: tuple[str, ...], model: str, mode: str, cancel: threading.Event) -> HookVerdict:
+    """SessionStart (the session's first run only; it cannot block) then
+    UserPromptSubmit; their contexts together, or the block."""
+    if runner is None:
+        return NO_HOOKS
+    contexts, warnings = [], []
+    if first:
+        started = runner.run("SessionStart", {"source": "resume" if resumed else "startup", "model": model,
+                                              "mode": mode}, match=kind, cancel=cancel)
+        contexts.append(started.context)
+        warnings.extend(started.warnings)
+    submitted = runner.run("UserPromptSubmit", {"prompt": prompt, "kind": kind, "attachments": list(attachments)},
+                           match=kind, cancel=cancel)
+    warnings.extend(submitted.warnings)
+    if submitted.blocked:
+        return HookVerdict(True, submitted.reason, "", tuple(warnings))
+    contexts.append(submitted.context)
+    return HookVerdict(False, "", "\n".join(c for c in contexts if c), tuple(warnings))
+
+
+def plan_ready(runner: HookRunner | None, planner, goal: str, plan: "Plan", kind: str,
+               cancel: threading.Event, note: Callable[[str], None]) -> "Plan | str":
+    """The plan PlanReady hooks let through (revised by the planner with
+    their reason at most ``PLAN_REVISIONS`` times), or why none was."""
+    if runner is None or not runner.matching("PlanReady", kind):
+        return plan
+    for revision in range(PLAN_REVISIONS + 1):
+        verdict = runner.run("PlanReady", {"kind": kind, "goal": goal, "plan": plan.to_dict(),
+                                           "revision": revision}, match=kind, cancel=cancel)
+        if verdict.context:
+            note(f"plan checks: {verdict.context}")
+        if not verdict.blocked:
+            return plan
+        if revision == PLAN_REVISIONS or cancel.is_set():
+            return f"plan rejected by hook: {verdict.reason}"
+        try:
+            plan = planner.revise(plan, goal, f"A check rejected the plan: {verdict.reason}", cancel=cancel)
+        except (PlanError, ModelError) as exc:
+            return f"plan rejected by hook: {verdict.reason} (the planner's revision failed: {exc})"
+    raise AssertionError("unreachable: the last revision returns")
+
+
+def at_stop(runner: HookRunner | None, *, kind: str, ok: bool, status: str, text: str,
+            active: bool) -> HookVerdict:
+    """Stop hooks at the end of a run; ``active`` says a Stop hook already
+    continued this turn once (so a hook can avoid a loop)."""
+    if runner is None:
+        return NO_HOOKS
+    return runner.run("Stop", {"kind": kind, "ok": ok, "status": status, "text": text[:MAX_STOP_TEXT],
+                               "stop_hook_active": active}, match=kind)
