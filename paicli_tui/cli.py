@@ -74,6 +74,11 @@ def build_parser() -> argparse.ArgumentParser:
     limits.add_argument("--run-max-seconds", type=float, metavar="S", help="wall time for the whole run")
     run.add_argument("goal", nargs="*", help="what to do")
 
+    acp = sub.add_parser("acp", help="serve editors (Zed, JetBrains, Toad) over the Agent Client Protocol on stdio",
+                         description="An Agent Client Protocol agent on stdin/stdout for editors; see docs/acp.md. "
+                                     "The editor starts it; stdout carries only the protocol, logs go to stderr.")
+    _model_flags(acp, sub=True)
+
     plan = sub.add_parser("plan", help="plan utilities")
     plan_sub = plan.add_subparsers(dest="plan_command", metavar="PLAN_COMMAND", required=True)
     check = plan_sub.add_parser("check", help="check a plan file: ids, dependencies, types, no cycles; every problem listed")
@@ -140,6 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
 HANDLERS = {
     None: "tui",
     "run": "run",
+    "acp": "acp",
     "plan": "plan_check",
     "sessions": "sessions",
     "replay": "replay",
@@ -159,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         # The app and `run` write a ledger, `undo` its record of what it restored, index and memory
         # the database; the rest only read.
-        check_dirs(create=args.command in (None, "run", "undo", "index", "memory"))
+        check_dirs(create=args.command in (None, "run", "acp", "undo", "index", "memory"))
     except ConfigError as exc:
         print(f"paicli: {exc}", file=sys.stderr)
         return 2
