@@ -63,7 +63,7 @@ class PaicliAcpAgent:
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
-                load_session=False,
+                load_session=True,
                 prompt_capabilities=PromptCapabilities(embedded_context=True, image=False, audio=False),
                 mcp_capabilities=McpCapabilities(http=True, sse=False)),
             agent_info=Implementation(name="paicli", title="paicli", version=__version__),
@@ -79,6 +79,26 @@ class PaicliAcpAgent:
         # After the response, so the editor knows the session it is about.
         asyncio.get_running_loop().call_later(0.05, state.pump.send_now, _commands_update())
         return NewSessionResponse(session_id=session.session_id, modes=_modes(session.approval_mode))
+
+    async def load_session(self, cwd: str, session_id: str, mcp_servers: list | None = None,
+                           additional_directories=None, **kwargs: Any) -> LoadSessionResponse:
+        """Continue a recorded session: its ledger goes on, the ReAct
+        conversation is restored, and what happened is replayed first."""
+        from paicli_tui.acp.resume import NotResumable, read_session
+
+        if session_id in self.sessions:
+            raise RequestError.invalid_request({"details": f"session {session_id} is already open"})
+        try:
+            resumed = await asyncio.to_thread(read_session, session_id, Path(cwd))
+        except NotResumable as exc:
+            raise RequestError.invalid_params({"details": str(exc)}) from None
+        state = await self._open(cwd, mcp_servers or [], session_id=session_id)
+        state.session.restore_history(resumed.messages)
+        for update in resumed.replay:
+            state.pump.send_now(update)
+        await state.pump.flush()
+        asyncio.get_running_loop().call_later(0.05, state.pump.send_now, _commands_update())
+        return LoadSessionResponse(modes=_modes(state.session.approval_mode))
 
     async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> SetSessionModeResponse:
         state = self._state(session_id)
@@ -131,7 +151,7 @@ class PaicliAcpAgent:
             raise RequestError.invalid_params({"details": f"no session {session_id!r} in this connection"})
         return state
 
-    async def _open(self, cwd: str, servers: list) -> AcpSession:
+    async def _open(self, cwd: str, servers: list, *, session_id: str | None = None) -> AcpSession:
         from paicli_tui.session.live import Session
 
         workspace = Path(cwd).expanduser()
@@ -147,7 +167,7 @@ class PaicliAcpAgent:
         reviewer = AcpPlanReviewer(pump, lambda: self.conn, "", lambda: holder.cancelled.is_set())
         approver.cancelled = lambda: holder.cancelled.is_set()
         session = await asyncio.to_thread(Session, settings, workspace.resolve(), approver=approver,
-                                          plan_reviewer=reviewer)
+                                          plan_reviewer=reviewer, session_id=session_id)
         holder.session = session
         approver.session_id = reviewer.session_id = session.session_id
         session.bus.subscribe(pump)

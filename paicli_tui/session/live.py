@@ -333,6 +333,13 @@ class Session:
             self._react.clear_history()
         self._react = None
 
+    def restore_history(self, messages: list[dict]) -> None:
+        """Continue an earlier conversation (a resumed session): the ReAct
+        agent starts with these user, assistant and tool messages after its
+        own system prompt."""
+        self._react = self._new_agent("react", "react")
+        self._react.messages.extend(messages)
+
     def _clear_job(self) -> RunOutcome:
         self.clear()
         return RunOutcome("command", True, "final", "conversation cleared")

@@ -9,7 +9,7 @@ import json
 import time
 
 import pytest
-from acp import embedded_text_resource, resource_block, resource_link_block, text_block
+from acp import RequestError, embedded_text_resource, resource_block, resource_link_block, text_block
 
 from paicli_tui.llm.offline.scripted import Reply, Script
 from tests.support.acp_client import RecordingClient, acp_agent, model_args
@@ -191,8 +191,6 @@ async def test_workspace_hooks_are_asked_about_once_and_run_after_trust(workspac
 
 
 async def test_an_unknown_session_and_a_bad_mode_are_clear_errors(workspace, paicli_home):
-    from acp import RequestError
-
     async with acp_agent(paicli_home, workspace, "--demo") as (conn, _, _c, _w):
         sid = await new_session(conn, workspace)
         with pytest.raises(RequestError) as bad_mode:
@@ -204,3 +202,40 @@ async def test_an_unknown_session_and_a_bad_mode_are_clear_errors(workspace, pai
     assert "unknown mode 'yolo'" in json.dumps(bad_mode.value.data)
     assert "no session 'nope'" in json.dumps(unknown.value.data)
     assert "not an absolute path" in json.dumps(bad_cwd.value.data)
+
+
+async def test_load_session_replays_the_history_and_the_model_sees_the_earlier_turn(workspace, paicli_home):
+    script = Script({"react": [Reply(tool_calls=[("read_file", {"path": "notes.txt"})]),
+                               Reply(content="It says alpha."), Reply(content="Yes, alpha.")]})
+    with LoopbackServer(script) as server:
+        async with acp_agent(paicli_home, workspace, *model_args(server)) as (conn, _, _c, _w):
+            sid = await new_session(conn, workspace)
+            await conn.prompt(session_id=sid, prompt=[text_block("what is in notes.txt?")])
+        assert script.requests[-1].messages[-1]["role"] == "tool"
+        async with acp_agent(paicli_home, workspace, *model_args(server)) as (conn, _, client, _w):
+            assert client.initialized.agent_capabilities.load_session
+            other = workspace.parent / "elsewhere"
+            other.mkdir()
+            with pytest.raises(RequestError) as elsewhere:
+                await conn.load_session(cwd=str(other), session_id=sid, mcp_servers=[])
+            with pytest.raises(RequestError) as unknown:
+                await conn.load_session(cwd=str(workspace), session_id="../../etc/passwd", mcp_servers=[])
+            await conn.load_session(cwd=str(workspace), session_id=sid, mcp_servers=[])
+            replayed = list(client.updates)
+            await conn.prompt(session_id=sid, prompt=[text_block("are you sure?")])
+            with pytest.raises(RequestError) as again:
+                await conn.load_session(cwd=str(workspace), session_id=sid, mcp_servers=[])
+    kinds = [u["sessionUpdate"] for u in replayed]
+    assert kinds[:4] == ["user_message_chunk", "tool_call", "tool_call_update", "agent_message_chunk"]
+    assert replayed[0]["content"]["text"] == "what is in notes.txt?"
+    assert replayed[3]["content"]["text"] == "It says alpha."
+    last = script.requests[-1].messages
+    assert last[0]["role"] == "system" and sum(m["role"] == "system" for m in last) == 1
+    assert "what is in notes.txt?" in json.dumps(last) and "It says alpha." in json.dumps(last)
+    assert "are you sure?" in last[-1]["content"]
+    assert f"not in {other}" in json.dumps(elsewhere.value.data)
+    assert "no recorded session" in json.dumps(unknown.value.data)
+    assert "already open" in json.dumps(again.value.data)
+    lines = ledger_lines(paicli_home)  # one ledger, continued
+    assert [line["seq"] for line in lines] == list(range(1, len(lines) + 1))
+    assert len(events(lines, "session_started")) == 2
