@@ -163,9 +163,12 @@ class PaicliAcpAgent:
         pump = UpdatePump(loop, lambda update: self.conn.session_update(holder.session.session_id, update),
                           UpdateTranslator(workspace))
         holder = AcpSession(session=None, pump=pump)  # type: ignore[arg-type]
-        approver = AcpApprover(pump, lambda: self.conn, "", holder.cancelled.is_set)
-        reviewer = AcpPlanReviewer(pump, lambda: self.conn, "", lambda: holder.cancelled.is_set())
-        approver.cancelled = lambda: holder.cancelled.is_set()
+
+        def cancelled() -> bool:  # each prompt gets a fresh event: read it when asked
+            return holder.cancelled.is_set()
+
+        approver = AcpApprover(pump, lambda: self.conn, "", cancelled)
+        reviewer = AcpPlanReviewer(pump, lambda: self.conn, "", cancelled)
         session = await asyncio.to_thread(Session, settings, workspace.resolve(), approver=approver,
                                           plan_reviewer=reviewer, session_id=session_id)
         holder.session = session

@@ -76,3 +76,37 @@ def at_stop(runner: HookRunner | None, *, kind: str, ok: bool, status: str, text
         return NO_HOOKS
     return runner.run("Stop", {"kind": kind, "ok": ok, "status": status, "text": text[:MAX_STOP_TEXT],
                                "stop_hook_active": active}, match=kind)
+
+
+class SessionHooks:
+    """The session's side of its hooks: SessionStart only with the first
+    run, and a Stop hook that may continue a ReAct turn once."""
+
+    def __init__(self, runner: HookRunner | None, *, resumed: bool, note: Callable[[str], None]) -> None:
+        self.runner = runner
+        self.resumed = resumed
+        self.note = note
+        self._first = True
+
+    def before_prompt(self, kind: str, prompt: str, attachments: tuple[str, ...], *, model: str, mode: str,
+                      cancel: threading.Event) -> HookVerdict:
+        first, self._first = self._first, False
+        return before_prompt(self.runner, first=first, resumed=self.resumed, kind=kind, prompt=prompt,
+                             attachments=attachments, model=model, mode=mode, cancel=cancel)
+
+    def plan_ready(self, planner, goal: str, plan: "Plan", kind: str, cancel: threading.Event) -> "Plan | str":
+        return plan_ready(self.runner, planner, goal, plan, kind, cancel, self.note)
+
+    def at_stop(self, kind: str, ok: bool, status: str, text: str, cancel: threading.Event,
+                continue_turn: Callable[[str], tuple[bool, str, str]] | None) -> tuple[bool, str, str] | None:
+        """The run's (ok, status, text) after a Stop hook continued it, or
+        None when it stands as it was."""
+        verdict = at_stop(self.runner, kind=kind, ok=ok, status=status, text=text, active=False)
+        if not verdict.blocked or cancel.is_set():
+            return None
+        if continue_turn is None:
+            self.note(f"a Stop hook objected, but a {kind} run is not continued: {verdict.reason}")
+            return None
+        ok, status, text = continue_turn(verdict.reason)
+        at_stop(self.runner, kind=kind, ok=ok, status=status, text=text, active=True)
+        return ok, status, text

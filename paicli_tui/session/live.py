@@ -136,8 +136,9 @@ class Session:
         self.hooks = HookRunner.for_session(settings, workspace, self.session_id, self.bus, self.redactor,
                                             self.warnings, trust_workspace=trust_workspace_hooks)
         self.registry.hooks = self.hooks
-        self._hooks_first_run = True  # SessionStart hooks run with the first run
-        self._resumed = session_id is not None
+        from paicli_tui.hooks.session_hooks import SessionHooks
+
+        self.session_hooks = SessionHooks(self.hooks, resumed=session_id is not None, note=self._note)
         trusted = mcp_wiring.workspace_trusted(mcp_config, workspace, self.warnings, flag=trust_workspace_mcp)
         #: The MCP servers (P-9.1), starting in the background; None when none is configured.
         self.mcp = mcp_wiring.start_servers(mcp_config, settings, self.bus, workspace, self.registry, trusted=trusted,
@@ -552,7 +553,6 @@ class Session:
         Returns the approved plan or a RunOutcome explaining why not."""
         from paicli_tui.llm.types import ModelCancelled, ModelError
         from paicli_tui.plan.parser import PlanError
-        from paicli_tui.hooks.session_hooks import plan_ready
         from paicli_tui.plan.review import review_loop
 
         kind = "team" if planner.id_prefix == "step" else "plan"
@@ -565,7 +565,7 @@ class Session:
                 return RunOutcome(kind, False, "FAILED", f"planning failed: {exc}")
         else:
             planner.announce(plan, "file")
-        checked = plan_ready(self.hooks, planner, goal, plan, kind, cancel, self._note)
+        checked = self.session_hooks.plan_ready(planner, goal, plan, kind, cancel)
         if isinstance(checked, str):
             return RunOutcome(kind, False, "FAILED", checked)
         plan = checked
@@ -585,28 +585,16 @@ class Session:
         self.bus.publish(AgentNote("session", text))
 
     def _prompt_hooks(self, kind: str, prompt: str, attachments: tuple[str, ...] = ()):
-        """SessionStart (first run) and UserPromptSubmit hooks, on the engine thread."""
-        from paicli_tui.hooks.session_hooks import before_prompt
-
-        first, self._hooks_first_run = self._hooks_first_run, False
-        return before_prompt(self.hooks, first=first, resumed=self._resumed, kind=kind, prompt=prompt,
-                             attachments=attachments, model=self.client.model, mode=self._approval_mode,
-                             cancel=self._cancel)
+        return self.session_hooks.before_prompt(kind, prompt, attachments, model=self.client.model,
+                                                mode=self._approval_mode, cancel=self._cancel)
 
     def _stop_hooks(self, outcome: RunOutcome) -> RunOutcome:
-        """Stop hooks; one that blocks a finished ReAct turn continues it once
-        with its reason as the next message."""
-        from paicli_tui.hooks.session_hooks import at_stop
+        """Stop hooks; one may continue a finished ReAct turn once with its reason."""
+        def continue_turn(reason: str) -> tuple[bool, str, str]:
+            turn = self._react.run_turn(reason, cancel=self._cancel)  # type: ignore[union-attr]
+            return turn.status == "final", turn.status, turn.text if turn.status != "failed" else turn.reason
 
-        verdict = at_stop(self.hooks, kind=outcome.kind, ok=outcome.ok, status=outcome.status, text=outcome.text,
-                          active=False)
-        if not verdict.blocked or self._cancel.is_set():
-            return outcome
-        if outcome.kind != "react" or self._react is None:
-            self._note(f"a Stop hook objected, but a {outcome.kind} run is not continued: {verdict.reason}")
-            return outcome
-        turn = self._react.run_turn(verdict.reason, cancel=self._cancel)
-        text = turn.text if turn.status != "failed" else turn.reason
-        outcome = RunOutcome("react", turn.status == "final", turn.status, text)
-        at_stop(self.hooks, kind="react", ok=outcome.ok, status=outcome.status, text=outcome.text, active=True)
-        return outcome
+        can_continue = outcome.kind == "react" and self._react is not None
+        changed = self.session_hooks.at_stop(outcome.kind, outcome.ok, outcome.status, outcome.text, self._cancel,
+                                             continue_turn if can_continue else None)
+        return outcome if changed is None else RunOutcome(outcome.kind, *changed)
