@@ -1,6 +1,6 @@
 """The ACP agent: one paicli session per ``session/new``, driven through
-the session's commands (start_react / start_plan / start_team, cancel, the
-approval mode); input is parsed once, here."""
+its port (``SessionPort``: typed commands, cancel, the approval mode); the
+editor's input is parsed once, here, into one command."""
 
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ from paicli_tui.acp.translate import UpdateTranslator
 from paicli_tui.config.settings import MODES, Settings
 
 if TYPE_CHECKING:
-    from paicli_tui.session.live import RunOutcome, Session
+    from paicli_tui.session.live import Session
+    from paicli_tui.session.port import RunOutcome, SessionPort
 
 MODE_WORDS = {
     "auto": ("Auto", "reads and writes run; a risky command asks"),
@@ -115,7 +116,7 @@ class PaicliAcpAgent:
             state.session.cancel("cancelled in the editor")
 
     async def prompt(self, session_id: str, prompt: list, **kwargs: Any) -> PromptResponse:
-        from paicli_tui.session.live import SessionBusy
+        from paicli_tui.session.port import SessionBusy
 
         state = self._state(session_id)
         session = state.session
@@ -179,22 +180,25 @@ class PaicliAcpAgent:
             pump.send_now(update_agent_message_text(f"⚠ {warning}\n"))
         return holder
 
-    def _start(self, session: "Session", given):
+    def _start(self, session: "SessionPort", given):
         """The one place an editor's text becomes a command."""
+        from paicli_tui.session.port import AgentTurn, ClearConversation, PlanRun, TeamRun, command_for_input
+
         text = given.text
         if given.embedded:
-            text = f"{text}\n\n{session.redactor.text(given.embedded)}" if text else session.redactor.text(given.embedded)
-        command, _, rest = text.partition(" ")
-        if command == "/clear":
-            session.clear()
-            return None, "command"
-        if command in ("/plan", "/team"):
-            goal = _with_links(rest.strip(), given.attachments)
-            starter = session.start_plan if command == "/plan" else session.start_team
-            return starter(goal), command[1:]
-        if session.approval_mode == "plan":
-            return session.start_plan(_with_links(text, given.attachments)), "plan"
-        return session.start_react(text, given.attachments), "react"
+            embedded = session.redactor.text(given.embedded)  # type: ignore[attr-defined]
+            text = f"{text}\n\n{embedded}" if text else embedded
+        command = command_for_input(text, session.approval_mode, given.attachments)
+        match command:
+            case ClearConversation():
+                return session.submit(command), "command"
+            case PlanRun(goal=goal) | TeamRun(goal=goal):
+                kind = "plan" if isinstance(command, PlanRun) else "team"
+                linked = _with_links(goal, given.attachments)
+                return session.submit(PlanRun(linked) if kind == "plan" else TeamRun(linked)), kind
+            case AgentTurn():
+                return session.submit(command), "react"
+        raise AssertionError(f"unhandled command {command!r}")
 
     async def _ask_hook_trust(self, state: AcpSession) -> None:
         """Once per session: the workspace's hooks run only after the person agreed."""

@@ -31,7 +31,7 @@ def main(args: argparse.Namespace) -> int:
         return fail(str(exc), exc.code)
     plan = None
     if getattr(args, "plan_file", None):
-        from paicli_tui.ui.review.plan_edit_state import PlanFileError, load_plan_file
+        from paicli_tui.plan.files import PlanFileError, load_plan_file
 
         try:
             plan = load_plan_file(Path(args.plan_file).expanduser())

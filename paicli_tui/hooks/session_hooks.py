@@ -6,13 +6,18 @@ never on a front end's thread."""
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable
+
+from paicli_tui.events import AgentNote
 
 from paicli_tui.hooks.runner import NO_HOOKS, HookRunner, HookVerdict
 from paicli_tui.llm.types import ModelError
 from paicli_tui.plan.parser import PlanError
 
 if TYPE_CHECKING:
+    from paicli_tui.config.settings import Settings
+    from paicli_tui.events import EventBus
     from paicli_tui.plan.model import Plan
 
 #: Times a plan goes back to the planner because a PlanReady hook refused it.
@@ -80,33 +85,52 @@ def at_stop(runner: HookRunner | None, *, kind: str, ok: bool, status: str, text
 
 class SessionHooks:
     """The session's side of its hooks: SessionStart only with the first
-    run, and a Stop hook that may continue a ReAct turn once."""
+    run, PlanReady before review, a Stop hook that may continue a ReAct
+    turn once. ``model`` and ``mode`` are read when a run starts."""
 
-    def __init__(self, runner: HookRunner | None, *, resumed: bool, note: Callable[[str], None]) -> None:
+    def __init__(self, runner: HookRunner | None, *, resumed: bool, bus: "EventBus",
+                 model: Callable[[], str], mode: Callable[[], str]) -> None:
         self.runner = runner
         self.resumed = resumed
-        self.note = note
+        self.bus = bus
+        self.model = model
+        self.mode = mode
         self._first = True
 
-    def before_prompt(self, kind: str, prompt: str, attachments: tuple[str, ...], *, model: str, mode: str,
+    @classmethod
+    def for_session(cls, settings: "Settings", workspace: Path, session_id: str, bus: "EventBus", redactor,
+                    warnings: list[str], *, trust_workspace: bool, resumed: bool, model: Callable[[], str],
+                    mode: Callable[[], str]) -> "SessionHooks":
+        runner = HookRunner.for_session(settings, workspace, session_id, bus, redactor, warnings,
+                                        trust_workspace=trust_workspace)
+        return cls(runner, resumed=resumed, bus=bus, model=model, mode=mode)
+
+    def note(self, text: str) -> None:
+        self.bus.publish(AgentNote("session", text))
+
+    def before_prompt(self, kind: str, prompt: str, attachments: tuple[str, ...] = (), *,
                       cancel: threading.Event) -> HookVerdict:
         first, self._first = self._first, False
         return before_prompt(self.runner, first=first, resumed=self.resumed, kind=kind, prompt=prompt,
-                             attachments=attachments, model=model, mode=mode, cancel=cancel)
+                             attachments=attachments, model=self.model(), mode=self.mode(), cancel=cancel)
 
-    def plan_ready(self, planner, goal: str, plan: "Plan", kind: str, cancel: threading.Event) -> "Plan | str":
-        return plan_ready(self.runner, planner, goal, plan, kind, cancel, self.note)
+    def plan_check(self, kind: str, planner, goal: str, cancel: threading.Event) -> Callable[["Plan"], "Plan | str"]:
+        """PlanReady hooks as ``plan_and_review``'s check."""
+        return lambda plan: plan_ready(self.runner, planner, goal, plan, kind, cancel, self.note)
 
     def at_stop(self, kind: str, ok: bool, status: str, text: str, cancel: threading.Event,
-                continue_turn: Callable[[str], tuple[bool, str, str]] | None) -> tuple[bool, str, str] | None:
-        """The run's (ok, status, text) after a Stop hook continued it, or
-        None when it stands as it was."""
+                agent=None) -> tuple[bool, str, str] | None:
+        """The run's (ok, status, text) after a Stop hook continued it on
+        ``agent`` (a ReAct turn's), or None when the run stands as it was."""
+        if kind == "command":  # /clear is not a run
+            return None
         verdict = at_stop(self.runner, kind=kind, ok=ok, status=status, text=text, active=False)
         if not verdict.blocked or cancel.is_set():
             return None
-        if continue_turn is None:
+        if agent is None:
             self.note(f"a Stop hook objected, but a {kind} run is not continued: {verdict.reason}")
             return None
-        ok, status, text = continue_turn(verdict.reason)
+        turn = agent.run_turn(verdict.reason, cancel=cancel)
+        ok, status, text = turn.status == "final", turn.status, turn.text if turn.status != "failed" else turn.reason
         at_stop(self.runner, kind=kind, ok=ok, status=status, text=text, active=True)
         return ok, status, text

@@ -4,10 +4,14 @@ for the summary's emoji. Textual-free."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paicli_tui.llm.types import Usage
 from paicli_tui.records.cost import cost_of
+
+if TYPE_CHECKING:
+    from paicli_tui.config.settings import Price
+    from paicli_tui.session.port import SessionPort
 
 
 def format_elapsed(seconds: float) -> str:
@@ -46,18 +50,16 @@ def usage_text(usage: Usage, price: Any) -> str:
     return f"{text} · {format_cost(cost_of(usage, price))}" if price is not None else text
 
 
-def session_price(session: Any) -> Any:
+def session_price(session: "SessionPort") -> "Price | None":
     """The price of the model the session's client talks to: configured
     (``settings.prices``), else the built-in table's (records/prices.py);
     None for local servers, the demo, an unknown model, or no live model (a
     replay, whose recorded runs carry their own price)."""
     from paicli_tui.records.prices import model_price
 
-    settings = getattr(session, "settings", None)
-    model = getattr(getattr(session, "client", None), "model", None)
-    if not model:
+    if not session.model:
         return None
-    return model_price(model, getattr(settings, "prices", None), getattr(settings, "provider", ""))
+    return model_price(session.model, session.settings.prices, session.settings.provider)
 
 
 def format_clock(seconds: float) -> str:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from paicli_tui.agent.budget import Budget, RunBudget
 from paicli_tui.agent.loop import Agent
@@ -25,16 +25,21 @@ from paicli_tui.events import (
     ModeChanged,
     ModelChanged,
     ModelResponse,
-    AgentNote,
     RunCancelled,
     RunOutcomeRecorded,
     RunRequested,
     SessionStarted,
 )
+from paicli_tui.hooks.session_hooks import SessionHooks, with_hook_context
 from paicli_tui.records.ledger import Ledger, new_session_id
 from paicli_tui.policy.redaction import Redactor
 from paicli_tui.llm.types import Usage
 from paicli_tui.records.prices import model_price
+from paicli_tui.policy.saved_grants import usable_saved_rules
+from paicli_tui.session.planning import plan_and_review
+from paicli_tui.session.port import (
+    AgentTurn, ClearConversation, PlanRun, RunKind, RunOutcome, SessionBusy, SessionCommand, TeamRun,
+)
 
 if TYPE_CHECKING:
     from paicli_tui.plan.model import Plan
@@ -42,21 +47,8 @@ if TYPE_CHECKING:
     from paicli_tui.policy.approval import Approver
     from paicli_tui.policy.grants import Grant, GrantStore
 
-RunKind = Literal["react", "plan", "team", "command"]
 #: Budget settings recorded with each run (P-8: the report names them).
 LIMIT_SETTINGS = ("max_turns", "max_tokens", "max_seconds", "run_max_turns", "run_max_tokens", "run_max_seconds")
-
-
-class SessionBusy(RuntimeError):
-    """Input arrived while a turn or run is still going."""
-
-
-@dataclass(frozen=True)
-class RunOutcome:
-    kind: RunKind
-    ok: bool
-    status: str  # final/partial/cancelled/failed for react; a plan status otherwise
-    text: str = ""
 
 
 class Session:
@@ -73,9 +65,7 @@ class Session:
         trust_workspace_hooks: bool = False,
     ) -> None:
         """``trust_workspace_mcp``: start the workspace .mcp.json's servers
-        this time without asking (``paicli run --trust-mcp``);
-        ``trust_workspace_hooks``: the same for the hooks of the workspace's
-        .paicli/config.toml (``paicli run --trust-hooks``)."""
+        this time without asking (``paicli run --trust-mcp``); ``trust_workspace_hooks``: its hooks (--trust-hooks)."""
         from paicli_tui.llm.client import ChatClient
         from paicli_tui.prompting.assembler import PromptAssembler
         from paicli_tui.policy.approval import DenyApprover
@@ -101,7 +91,7 @@ class Session:
 
             risk_checker = ModelRiskChecker(self.client, self.assembler.prompt_file("risk-check.md"))
         self.registry = ToolRegistry(workspace, settings, risk_checker=risk_checker, redactor=self.redactor,
-                                     saved_rules=self._saved_rules())
+                                     saved_rules=usable_saved_rules(workspace, self.warnings))
         self.checkpoints = self._checkpoints(settings, workspace)
         from paicli_tui.knowledge.service import Knowledge
 
@@ -130,21 +120,30 @@ class Session:
         self.bus.publish(
             SessionStarted("session", self._approval_mode, "", self.model_label, provider.base_url, str(workspace))
         )
-        from paicli_tui.hooks.runner import HookRunner
-
-        #: The person's hook commands; the registry runs the tool hooks.
-        self.hooks = HookRunner.for_session(settings, workspace, self.session_id, self.bus, self.redactor,
-                                            self.warnings, trust_workspace=trust_workspace_hooks)
-        self.registry.hooks = self.hooks
-        from paicli_tui.hooks.session_hooks import SessionHooks
-
-        self.session_hooks = SessionHooks(self.hooks, resumed=session_id is not None, note=self._note)
+        self.session_hooks = SessionHooks.for_session(settings, workspace, self.session_id, self.bus, self.redactor,
+                                                      self.warnings, trust_workspace=trust_workspace_hooks,
+                                                      resumed=session_id is not None, model=lambda: self.client.model,
+                                                      mode=lambda: self._approval_mode)
+        self.hooks = self.registry.hooks = self.session_hooks.runner
         trusted = mcp_wiring.workspace_trusted(mcp_config, workspace, self.warnings, flag=trust_workspace_mcp)
         #: The MCP servers (P-9.1), starting in the background; None when none is configured.
         self.mcp = mcp_wiring.start_servers(mcp_config, settings, self.bus, workspace, self.registry, trusted=trusted,
                                             flag=trust_workspace_mcp)
 
     # -- state -------------------------------------------------------------------
+
+    #: A live session takes input and calls the model (the replay does neither).
+    is_replay = False
+    read_only_reason = ""
+    intro = ""
+
+    @property
+    def model(self) -> str:
+        return self.client.model
+
+    @property
+    def user_skills_dir(self) -> Path | None:
+        return self.assembler.user_skills_dir
 
     @property
     def approval_mode(self) -> str:
@@ -201,26 +200,6 @@ class Session:
         self.bus.publish(GrantKept("session", grant.rule, str(path)))
         return path
 
-    def _saved_rules(self) -> list[str]:
-        from paicli_tui.config.settings import ConfigError
-        from paicli_tui.policy.saved_grants import load_saved_rules
-        from paicli_tui.policy.grants import parse_rule
-
-        try:
-            rules = load_saved_rules(self.workspace)
-        except ConfigError as exc:
-            self.warnings.append(f"{exc}; kept grants ignored")
-            return []
-        usable = []
-        for rule in rules:
-            try:
-                parse_rule(rule, "workspace")
-            except ValueError as exc:
-                self.warnings.append(f"kept grants: {exc}; skipped")
-                continue
-            usable.append(rule)
-        return usable
-
     def _checkpoints(self, settings: Settings, workspace: Path):
         """Undo (P-9.3): the registry checkpoints every file a tool changes;
         load_skill (P-9.2) and revert_turn join the tools."""
@@ -256,22 +235,18 @@ class Session:
 
     # -- input -------------------------------------------------------------------
 
-    def submit(self, text: str, attachments: tuple[str, ...] = ()) -> "Future[RunOutcome]":
-        """Run one input on the engine thread. ``/plan GOAL`` and ``/team GOAL``
-        win over the mode (P-6.5); plain text goes to /plan in plan mode.
-        ``attachments``: workspace paths whose content goes into a ReAct
-        turn's user message (plan and team runs do not take attachments)."""
-        text = text.strip()
-        command, _, rest = text.partition(" ")
-        if command == "/plan":
-            return self.start_plan(rest.strip())
-        if command == "/team":
-            return self.start_team(rest.strip())
-        if command == "/clear":
-            return self._start(self._clear_job)
-        if self._approval_mode == "plan":
-            return self.start_plan(text)
-        return self.start_react(text, attachments)
+    def submit(self, command: SessionCommand) -> "Future[RunOutcome]":
+        """Run one command on the engine thread (SessionBusy while one runs)."""
+        match command:
+            case AgentTurn(text=text, attachments=attachments):
+                return self.start_react(text, attachments)
+            case PlanRun(goal=goal, plan=plan):
+                return self.start_plan(goal, plan)
+            case TeamRun(goal=goal, plan=plan):
+                return self.start_team(goal, plan)
+            case ClearConversation():
+                return self._start(self._clear_job)
+        raise TypeError(f"not a session command: {command!r}")
 
     def start_react(self, text: str, attachments: tuple[str, ...] = ()) -> "Future[RunOutcome]":
         return self._start(self.run_react, text, tuple(attachments))
@@ -290,8 +265,9 @@ class Session:
         def run() -> RunOutcome:
             try:
                 outcome = self.redactor.scrub(job(*args))  # the final report and the UI show it
-                if outcome.kind != "command":
-                    outcome = self.redactor.scrub(self._stop_hooks(outcome))
+                changed = self.session_hooks.at_stop(outcome.kind, outcome.ok, outcome.status, outcome.text,
+                                                     self._cancel, self._react if outcome.kind == "react" else None)
+                outcome = outcome if changed is None else self.redactor.scrub(RunOutcome(outcome.kind, *changed))
                 self._finish_checkpoints()
                 if outcome.kind != "command":
                     # Facts agents saved are kept before the outcome is recorded (P-9.4).
@@ -335,9 +311,6 @@ class Session:
         self._react = None
 
     def restore_history(self, messages: list[dict]) -> None:
-        """Continue an earlier conversation (a resumed session): the ReAct
-        agent starts with these user, assistant and tool messages after its
-        own system prompt."""
         self._react = self._new_agent("react", "react")
         self._react.messages.extend(messages)
 
@@ -410,7 +383,6 @@ class Session:
         )
 
     def run_react(self, text: str, attachments: tuple[str, ...] = ()) -> RunOutcome:
-        from paicli_tui.hooks.session_hooks import with_hook_context
         from paicli_tui.session.attachments import read_attachments, with_attachments
         from paicli_tui.prompting.assembler import with_turn_context
         from paicli_tui.tools.trusted_urls import TrustedUrls
@@ -419,7 +391,7 @@ class Session:
         self._begin_run("react", text, tuple(item.record() for item in attached))
         if not text:
             return RunOutcome("react", False, "failed", "nothing to do: the input was empty")
-        gate = self._prompt_hooks("react", text, attachments)
+        gate = self.session_hooks.before_prompt("react", text, attachments, cancel=self._cancel)
         if gate.blocked:
             return RunOutcome("react", False, "blocked", f"blocked by hook: {gate.reason}")
         if self._react is None:
@@ -442,54 +414,32 @@ class Session:
         return RunOutcome("react", outcome.status == "final", outcome.status, text_out)
 
     def run_plan(self, goal: str, plan: "Plan | None" = None) -> RunOutcome:
-        from paicli_tui.hooks.session_hooks import with_hook_context
-        from paicli_tui.hooks.task_check import checked_turns
-        from paicli_tui.plan.context import task_message
-        from paicli_tui.plan.executor import PlanExecutor, TaskOutcome
+        from paicli_tui.plan.executor import PlanExecutor
         from paicli_tui.plan.planner import Planner, planner_options
-        from paicli_tui.prompting.assembler import with_turn_context
-        from paicli_tui.tools.trusted_urls import BranchUrls, TrustedUrls, flatten
+        from paicli_tui.team.plan_tasks import PlanTaskRunner
+        from paicli_tui.tools.trusted_urls import TrustedUrls
 
         self._begin_run("plan", goal)
         if not goal and plan is None:
             return RunOutcome("plan", False, "FAILED", "usage: /plan GOAL")
-        gate = self._prompt_hooks("plan", goal)
+        gate = self.session_hooks.before_prompt("plan", goal, cancel=self._cancel)
         if gate.blocked:
             return RunOutcome("plan", False, "FAILED", f"blocked by hook: {gate.reason}")
         goal = with_hook_context(goal, gate.context)
         cancel = self._cancel
         planner = Planner(self.client, self.assembler, agent="planner", role="planner", id_prefix="task", bus=self.bus,
                           deadline=self._run_budget.deadline, **planner_options(self.settings))
-        planned = self._plan_and_review(planner, goal, plan, cancel)
+        planned = plan_and_review("plan", planner, self.plan_reviewer, goal, plan, cancel,
+                                  check=self.session_hooks.plan_check("plan", planner, goal, cancel))
         if isinstance(planned, RunOutcome):
             return planned
         goal = planned.goal or goal  # amendments extend the goal (P-4.2)
-        trusted = TrustedUrls.from_user_text(goal)
-        branch_urls = BranchUrls()
 
-        def run_task(task, current_plan, worker, task_cancel) -> TaskOutcome:
-            agent = self._new_agent(task.id, "task", task_type=task.type.value)
-            agent.task_label = task.description
-            inherited = branch_urls.inherited(current_plan, task)
-            branch = trusted.fork(flatten(inherited))
-            message = self.knowledge.recall(task_message(goal, current_plan, task, inherited),
-                                            f"{goal}\n{task.description}", task.id)
-            message = with_turn_context(message)
-            outcome = checked_turns(
-                self.registry.hooks, lambda: agent.run_turn(message, cancel=task_cancel, trusted_urls=branch),
-                lambda feedback: agent.run_turn(feedback, cancel=task_cancel, trusted_urls=branch),
-                task=task, goal=goal, worker=worker, bus=self.bus, cancel=task_cancel)
-            if outcome.failed_check:
-                return TaskOutcome("failed", outcome.text, f"hook: {outcome.failed_check}")
-            if outcome.status in ("final", "partial"):
-                result = outcome.text if outcome.status == "final" else f"[partial: {outcome.reason}]\n{outcome.text}"
-                if outcome.context:
-                    result = f"{result}\n\n[checks]\n{outcome.context}"
-                branch_urls.record(task.id, flatten(inherited), branch.found_urls)
-                return TaskOutcome("completed", result)
-            if outcome.status == "cancelled":
-                return TaskOutcome("cancelled", "", "cancelled")
-            return TaskOutcome("failed", outcome.text, outcome.reason)
+        def new_task_agent(name: str, task_type: str) -> Agent:
+            return self._new_agent(name, "task", task_type=task_type)
+
+        run_task = PlanTaskRunner(goal, new_task_agent, self.knowledge.recall, TrustedUrls.from_user_text(goal),
+                                  hooks=self.hooks, bus=self.bus)
 
         def replan(current_plan, failed_task, reason):
             return planner.replan(goal, current_plan, failed_task, reason, cancel=cancel)
@@ -513,14 +463,13 @@ class Session:
         return RunOutcome("plan", report.status.value == "COMPLETED", report.status.value, report.summary)
 
     def run_team(self, goal: str, plan: "Plan | None" = None) -> RunOutcome:
-        from paicli_tui.hooks.session_hooks import with_hook_context
         from paicli_tui.team.orchestrator import TeamOrchestrator
         from paicli_tui.tools.trusted_urls import TrustedUrls
 
         self._begin_run("team", goal)
         if not goal and plan is None:
             return RunOutcome("team", False, "FAILED", "usage: /team GOAL")
-        gate = self._prompt_hooks("team", goal)
+        gate = self.session_hooks.before_prompt("team", goal, cancel=self._cancel)
         if gate.blocked:
             return RunOutcome("team", False, "FAILED", f"blocked by hook: {gate.reason}")
         goal = with_hook_context(goal, gate.context)
@@ -537,7 +486,9 @@ class Session:
             recall=self.knowledge.recall,
         )
         review = self.settings.team_review
-        planned = self._plan_and_review(orchestrator.planner, goal, plan, cancel, create=orchestrator.plan, review=review)
+        planned = plan_and_review("team", orchestrator.planner, self.plan_reviewer, goal, plan, cancel,
+                                  create=orchestrator.plan, review=review,
+                                  check=self.session_hooks.plan_check("team", orchestrator.planner, goal, cancel))
         if isinstance(planned, RunOutcome):
             return planned
         goal = planned.goal or goal
@@ -547,54 +498,3 @@ class Session:
         finally:
             self._orchestrator = None
         return RunOutcome("team", report.status.value == "COMPLETED", report.status.value, report.summary)
-
-    def _plan_and_review(self, planner, goal, plan, cancel, *, create=None, review: bool = True):
-        """Plan (unless a plan was given) and let the person review it.
-        Returns the approved plan or a RunOutcome explaining why not."""
-        from paicli_tui.llm.types import ModelCancelled, ModelError
-        from paicli_tui.plan.parser import PlanError
-        from paicli_tui.plan.review import review_loop
-
-        kind = "team" if planner.id_prefix == "step" else "plan"
-        if plan is None:
-            try:
-                plan = create(goal, cancel) if create else planner.create(goal, cancel=cancel)
-            except ModelCancelled:
-                return RunOutcome(kind, False, "CANCELLED", "cancelled")
-            except (PlanError, ModelError) as exc:
-                return RunOutcome(kind, False, "FAILED", f"planning failed: {exc}")
-        else:
-            planner.announce(plan, "file")
-        checked = self.session_hooks.plan_ready(planner, goal, plan, kind, cancel)
-        if isinstance(checked, str):
-            return RunOutcome(kind, False, "FAILED", checked)
-        plan = checked
-        if self.plan_reviewer is not None and review:
-            on_error = getattr(self.plan_reviewer, "report_error", print)
-            approved = review_loop(planner, self.plan_reviewer, goal, plan, on_error=on_error)
-            if approved is None:
-                return RunOutcome(kind, False, "CANCELLED", "plan cancelled before it ran")
-            plan = approved
-        if cancel.is_set():
-            return RunOutcome(kind, False, "CANCELLED", "cancelled")
-        return plan
-
-    # -- hooks ---------------------------------------------------------------------
-
-    def _note(self, text: str) -> None:
-        self.bus.publish(AgentNote("session", text))
-
-    def _prompt_hooks(self, kind: str, prompt: str, attachments: tuple[str, ...] = ()):
-        return self.session_hooks.before_prompt(kind, prompt, attachments, model=self.client.model,
-                                                mode=self._approval_mode, cancel=self._cancel)
-
-    def _stop_hooks(self, outcome: RunOutcome) -> RunOutcome:
-        """Stop hooks; one may continue a finished ReAct turn once with its reason."""
-        def continue_turn(reason: str) -> tuple[bool, str, str]:
-            turn = self._react.run_turn(reason, cancel=self._cancel)  # type: ignore[union-attr]
-            return turn.status == "final", turn.status, turn.text if turn.status != "failed" else turn.reason
-
-        can_continue = outcome.kind == "react" and self._react is not None
-        changed = self.session_hooks.at_stop(outcome.kind, outcome.ok, outcome.status, outcome.text, self._cancel,
-                                             continue_turn if can_continue else None)
-        return outcome if changed is None else RunOutcome(outcome.kind, *changed)

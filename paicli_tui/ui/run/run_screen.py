@@ -130,8 +130,7 @@ class RunScreen(Screen):
         return WorkerPane(name, max_entries=self.max_entries, id=f"pane-{name}")
 
     def on_mount(self) -> None:
-        session = getattr(self.app, "session", None)
-        self.model.replay = self.model.replay or bool(getattr(session, "is_replay", False))
+        self.model.replay = self.model.replay or self.app.session.is_replay
         self.query_one("#run-badge").display = self.model.replay
         tree = self.task_tree
         tree.border_title = "Tasks" if self.kind == "plan" else "Steps"
