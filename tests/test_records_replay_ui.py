@@ -16,7 +16,8 @@ from paicli_tui.policy.approval import AutoApprover
 from paicli_tui.ui.app import PaicliApp
 from paicli_tui.ui.bridge.event_pump import EventPump
 from paicli_tui.ui.run.pane_ops import op_text
-from paicli_tui.ui.run.run_model import RunModel, tasks_from_plan
+from paicli_tui.records.run_views import tasks_from_plan
+from paicli_tui.ui.run.run_model import RunModel
 from paicli_tui.ui.run.run_screen import RunScreen
 from tests.support.recorder import StepResponder, team_plan
 from paicli_tui.session.port import AgentTurn

@@ -42,7 +42,7 @@ def main(args: argparse.Namespace) -> int:
     from paicli_tui.session.live import Session
     from paicli_tui.ui.app import PaicliApp
     from paicli_tui.ui.bridge.approver import UiApprover
-    from paicli_tui.ui.bridge.plan_reviewer import UIPlanReviewer
+    from paicli_tui.ui.review.plan_reviewer import UIPlanReviewer
 
     approver = UiApprover()
     reviewer = UIPlanReviewer()

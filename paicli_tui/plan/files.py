@@ -18,11 +18,6 @@ class PlanFileError(ValueError):
     """A plan file that cannot be read or breaks a P-3.2 rule."""
 
 
-def id_prefix_of(plan: Plan) -> str:
-    """``step`` for a team plan, ``task`` otherwise."""
-    return "step" if plan.tasks and all(task.id.startswith("step_") for task in plan.tasks) else "task"
-
-
 def _text(path: Path) -> str:
     try:
         return path.read_bytes().decode("utf-8")

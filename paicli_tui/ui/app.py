@@ -20,7 +20,7 @@ from paicli_tui.config.settings import remember
 from paicli_tui.session.shutdown import exit_code_for, signal_name
 from paicli_tui.policy.approval import ApprovalAnswer, Decision
 from paicli_tui.ui.bridge.approver import ApprovalPrompt, UiApprover, resolve
-from paicli_tui.ui.bridge.run_screens import RunScreens
+from paicli_tui.ui.run.run_screens import RunScreens
 from paicli_tui.ui.approval.approval import ApprovalScreen
 from paicli_tui.ui.conversation.main_screen import MainScreen
 from paicli_tui.ui.themes import DEFAULT_DARK, VARIABLE_DEFAULTS, load_themes

@@ -12,7 +12,7 @@ from textual.widgets import Input
 from paicli_tui.config.settings import Settings
 from paicli_tui.llm.offline.demo import DemoTransport
 from paicli_tui.session.live import Session
-from paicli_tui.ui.bridge.plan_reviewer import UIPlanReviewer
+from paicli_tui.ui.review.plan_reviewer import UIPlanReviewer
 from paicli_tui.ui.review.plan_review import PlanReviewScreen
 from paicli_tui.ui.run.run_screen import RunScreen
 from paicli_tui.ui.review.plan_diff import PlanDiffView

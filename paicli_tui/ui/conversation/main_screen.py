@@ -15,8 +15,6 @@ input. The transcript's scroll keys also work from the input.
 
 from __future__ import annotations
 
-from concurrent.futures import Future
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,10 +27,12 @@ from textual.screen import Screen
 from paicli_tui import events as ev
 from paicli_tui.config.settings import MODES
 from paicli_tui.llm.types import Usage
+from paicli_tui.plan.model import id_prefix_of
 from paicli_tui.present.figures import session_price
 from paicli_tui.session.port import (
     AgentTurn, ClearConversation, PlanRun, TeamRun, command_for_input, command_text,
 )
+from paicli_tui.ui.bridge.pump_items import JobEnded
 from paicli_tui.ui.conversation.command_provider import SlashCommandProvider
 from paicli_tui.ui.conversation.command_runner import JOB_COMMANDS, CommandRunner
 from paicli_tui.ui.conversation.composer import Composer
@@ -43,27 +43,11 @@ from paicli_tui.ui.conversation.queued_inputs import QueuedInput, QueuedInputs
 from paicli_tui.ui.conversation.slash_commands import parse_slash
 from paicli_tui.ui.conversation.status_bar import StatusBar, short_path
 from paicli_tui.ui.conversation.transcript import Transcript
-from paicli_tui.plan.files import id_prefix_of
 
 if TYPE_CHECKING:
     from paicli_tui.plan.model import Plan
     from paicli_tui.session.port import SessionPort
     from paicli_tui.ui.app import PaicliApp
-
-
-@dataclass(frozen=True)
-class JobEnded:
-    """A submitted input finished (posted from the engine thread)."""
-
-    outcome: Any = None
-    error: BaseException | None = None
-
-    @classmethod
-    def from_future(cls, future: Future) -> "JobEnded":
-        if future.cancelled():
-            return cls(error=RuntimeError("cancelled before it started"))
-        error = future.exception()
-        return cls(error=error) if error is not None else cls(outcome=future.result())
 
 
 class MainScreen(Screen):
@@ -223,17 +207,14 @@ class MainScreen(Screen):
         reported, self._job_reported = self._job_reported, True
         if ended.error is not None:
             await self.transcript.add_line(f"✗ {ended.error}", "error")
-        else:
-            outcome = ended.outcome
-            kind = getattr(outcome, "kind", "")
-            status = str(getattr(outcome, "status", "")).lower()
-            text = getattr(outcome, "text", "") or ""
-            if kind == "command":
-                await self.transcript.add_line(text, "muted")
+        elif (outcome := ended.outcome) is not None:
+            status = outcome.status.lower()
+            if outcome.kind == "command":
+                await self.transcript.add_line(outcome.text, "muted")
             elif status == "cancelled" and not reported:
-                await self.transcript.add_line(text or "cancelled", "muted")
-            elif not getattr(outcome, "ok", True) and not reported:
-                await self.transcript.add_line(f"{kind} {status}: {text or 'no details'}", "warning")
+                await self.transcript.add_line(outcome.text or "cancelled", "muted")
+            elif not outcome.ok and not reported:
+                await self.transcript.add_line(f"{outcome.kind} {status}: {outcome.text or 'no details'}", "warning")
         await self._send_next_queued()
 
     # -- input -------------------------------------------------------------------

@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Callable
 
 from paicli_tui.plan import edits
-from paicli_tui.plan.files import id_prefix_of, write_plan_file
-from paicli_tui.plan.model import Plan
+from paicli_tui.plan.files import write_plan_file
+from paicli_tui.plan.model import Plan, id_prefix_of
 from paicli_tui.plan.parser import PlanError, plan_from_dict, validate_plan_dict
 from paicli_tui.plan.schema import entries_key
-from paicli_tui.ui.run.run_model import TaskView, tasks_from_entries
+from paicli_tui.records.run_views import TaskView, tasks_from_entries
 
 
 @dataclass

@@ -16,10 +16,9 @@ import time
 from typing import TYPE_CHECKING, Any, Callable
 
 from paicli_tui import events as ev
-from paicli_tui.plan.model import Plan
-from paicli_tui.plan.files import id_prefix_of
+from paicli_tui.plan.model import Plan, Task, id_prefix_of
 from paicli_tui.present.figures import session_price
-from paicli_tui.ui.run.run_model import tasks_from_plan
+from paicli_tui.records.run_views import tasks_from_plan
 from paicli_tui.ui.run.run_screen import RunScreen
 from paicli_tui.ui.undo.task_undo import task_undo_opener
 
@@ -30,19 +29,12 @@ if TYPE_CHECKING:
 
 def widest_round(plan: Plan | dict) -> int:
     """How many tasks of the plan can run at once, round by round."""
-    tasks = {task.id: task for task in tasks_from_plan(plan)}
-    depth: dict[str, int] = {}
-
-    def level(task_id: str, seen: frozenset[str] = frozenset()) -> int:
-        if task_id not in depth:
-            deps = [d for d in tasks[task_id].dependencies if d in tasks and d not in seen]
-            depth[task_id] = 1 + max((level(d, seen | {task_id}) for d in deps), default=-1)
-        return depth[task_id]
-
-    counts: dict[int, int] = {}
-    for task_id in tasks:
-        counts[level(task_id)] = counts.get(level(task_id), 0) + 1
-    return max(counts.values(), default=1)
+    views = tasks_from_plan(plan)
+    known = {view.id for view in views}
+    # A plan dict from an event may name a dependency it lacks; the rounds
+    # only count what the plan has.
+    shape = Plan([Task(v.id, v.description, dependencies=[d for d in v.dependencies if d in known]) for v in views])
+    return max((len(round_) for round_ in shape.batches()), default=1)
 
 
 def pane_workers(kind: str, plan: Plan | dict, workers: list[str]) -> list[str]:
