@@ -55,6 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--trust-mcp", action="store_true",
                      help="start the MCP servers of the workspace's .mcp.json this run without asking (nothing is "
                           "remembered; --yes alone never starts them)")
+    run.add_argument("--trust-hooks", action="store_true",
+                     help="run the hooks of the workspace's .paicli/config.toml this run without asking (nothing is "
+                          "remembered; --yes alone never runs them)")
     run.add_argument("--schedule", choices=["ready", "batch"], help="plan scheduling policy")
     run.add_argument("--parallelism", type=int, help="tasks at once in /plan (default 4)")
     run.add_argument("--workers", type=int, help="team workers (default 2)")
@@ -79,6 +82,11 @@ def build_parser() -> argparse.ArgumentParser:
     limits.add_argument("--run-max-tokens", type=int, metavar="N", help="tokens for the whole run")
     limits.add_argument("--run-max-seconds", type=float, metavar="S", help="wall time for the whole run")
     run.add_argument("goal", nargs="*", help="what to do")
+
+    acp = sub.add_parser("acp", help="serve editors (Zed, JetBrains, Toad) over the Agent Client Protocol on stdio",
+                         description="An Agent Client Protocol agent on stdin/stdout for editors; see docs/acp.md. "
+                                     "The editor starts it; stdout carries only the protocol, logs go to stderr.")
+    _model_flags(acp, sub=True)
 
     plan = sub.add_parser("plan", help="plan utilities")
     plan_sub = plan.add_subparsers(dest="plan_command", metavar="PLAN_COMMAND", required=True)
@@ -148,6 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
 HANDLERS = {
     None: "tui",
     "run": "run",
+    "acp": "acp",
     "plan": "plan_check",
     "sessions": "sessions",
     "replay": "replay",
@@ -168,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         # The app and `run` write a ledger, `undo` its record of what it restored, index and memory
         # the database; the rest only read.
-        check_dirs(create=args.command in (None, "run", "undo", "index", "memory"))
+        check_dirs(create=args.command in (None, "run", "acp", "undo", "index", "memory"))
     except ConfigError as exc:
         print(f"paicli: {exc}", file=sys.stderr)
         return 2

@@ -31,6 +31,7 @@ from paicli_tui.policy.grants import network_allowed
 
 if TYPE_CHECKING:
     from paicli_tui.checkpoints.recorder import CheckpointRecorder
+    from paicli_tui.hooks.runner import HookRunner
     from paicli_tui.mcp.manager import McpManager
 
 
@@ -66,6 +67,9 @@ class ToolRegistry:
         self.checkpoints: "CheckpointRecorder | None" = None
         #: The session's MCP servers (P-9.1): their tools come after the built-in ones.
         self.mcp: "McpManager | None" = None
+        #: The session's hooks: PreToolUse may block a call before it is
+        #: approved, PostToolUse may add feedback to its result.
+        self.hooks: "HookRunner | None" = None
 
     def _builtin_tools(self, root: Path, *, task_tree: bool = False) -> list[Tool]:
         env = CommandEnvPolicy.from_settings(self.settings)
@@ -147,15 +151,20 @@ class ToolRegistry:
             args = self._arguments(tool, call.arguments)
             if ctx.cancel.is_set():
                 return _failed("cancelled before it started", "cancelled")
+            blocked = self._pre_hook(tool, args, ctx)
+            if blocked is not None:  # a check the person configured: the call is never offered for approval
+                return ToolResult(False, f"blocked by hook: {blocked}", f"blocked by hook: {blocked}"[:160])
             gate = self._gate.check(tool, args, ctx)
             if not gate.allowed:
                 return ToolResult(False, gate.denial, gate.denial)
             if gate.arguments is None:
-                return self._scrubbed(self._run(tool, args, self._with_deadline(ctx, tool)), ctx, call)
-            result = self._run(tool, self._edited(tool, gate.arguments), self._with_deadline(ctx, tool))
+                result = self._run(tool, args, self._with_deadline(ctx, tool))
+                return self._scrubbed(self._post_hook(tool, args, result, ctx), ctx, call)
+            args = self._edited(tool, gate.arguments)
+            result = self._run(tool, args, self._with_deadline(ctx, tool))
             note = f"[the person edited this call before it ran; it ran with: {json.dumps(gate.arguments)}]"
             edited = replace(result, content=f"{note}\n{result.content}", summary=f"{result.summary} (edited by you)")
-            return self._scrubbed(edited, ctx, call)
+            return self._scrubbed(self._post_hook(tool, args, edited, ctx), ctx, call)
         except ToolError as exc:
             return _failed(str(exc), str(exc))
         except OSError as exc:
@@ -164,6 +173,30 @@ class ToolRegistry:
             return _failed(message, message)
         except Exception as exc:  # a tool bug must reach the model as a result, not crash the loop
             return _failed(f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}", f"{call.name} crashed")
+
+    def _pre_hook(self, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> str | None:
+        """The reason a PreToolUse hook blocks this call, else None."""
+        if self.hooks is None or not self.hooks.matching("PreToolUse", tool.name):
+            return None
+        verdict = self.hooks.run("PreToolUse", {
+            "tool_name": tool.name, "tool_input": args, "call_id": ctx.call_id, "actor": ctx.actor, "task": ctx.task,
+            "approval_mode": ctx.approval_mode,
+        }, match=tool.name, actor=ctx.actor, cancel=ctx.cancel)
+        return verdict.reason if verdict.blocked else None
+
+    def _post_hook(self, tool: Tool, args: dict[str, Any], result: ToolResult, ctx: ToolContext) -> ToolResult:
+        """A PostToolUse hook's exit 2 adds its reason to what the model
+        reads; the call already ran."""
+        if self.hooks is None or not self.hooks.matching("PostToolUse", tool.name):
+            return result
+        response = {"ok": result.ok, "summary": result.summary, "content": result.content[:16_000]}
+        verdict = self.hooks.run("PostToolUse", {
+            "tool_name": tool.name, "tool_input": args, "tool_response": response, "call_id": ctx.call_id,
+            "actor": ctx.actor, "task": ctx.task,
+        }, match=tool.name, actor=ctx.actor, cancel=ctx.cancel)
+        if not verdict.blocked:
+            return result
+        return replace(result, content=f"{result.content}\n[hook] {verdict.reason}")
 
     def _run(self, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Run ``tool``; a file it is about to change is checkpointed first."""

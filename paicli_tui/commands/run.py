@@ -92,7 +92,8 @@ def _run(args, settings, workspace, goal, plan, out, err, shutdown: SignalShutdo
     if not args.yes and args.mode in ("plan", "team"):
         reviewer = LineReviewer(sys.stdin, err if args.json else out)
     session = Session(settings, workspace, approver=_approver(args), plan_reviewer=reviewer,
-                      trust_workspace_mcp=getattr(args, "trust_mcp", False))
+                      trust_workspace_mcp=getattr(args, "trust_mcp", False),
+                      trust_workspace_hooks=getattr(args, "trust_hooks", False))
     for warning in session.warnings:
         print(f"paicli: {warning}", file=err)
     printer = JsonPrinter(out) if args.json else TextPrinter(out, err)

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from paicli_tui.config.hooks_settings import HooksSettings
 from paicli_tui.config.mcp_settings import McpSettings
 from paicli_tui.config.permission_rules import parse_permission_rule
 
@@ -218,6 +219,8 @@ class Settings(BaseModel):
     """The person's allow and deny rules (``[permissions]`` in config.toml)."""
     mcp: McpSettings = Field(default_factory=McpSettings)
     """MCP servers (``[mcp.servers.NAME]``) and how they start (P-9.1)."""
+    hooks: HooksSettings = Field(default_factory=HooksSettings)
+    """Commands run at fixed points of a session (``[[hooks.PreToolUse]]``…)."""
 
     @field_validator("command_env_pass", "command_env_drop", "sandbox_hidden_paths", "sandbox_writable",
                      mode="before")

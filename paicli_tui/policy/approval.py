@@ -40,6 +40,9 @@ class ApprovalRequest:
     """Where a command runs (the workspace root)."""
     task: str = ""
     """The task or step the asking agent works on, when it has one."""
+    call_id: str = ""
+    """The model's id of the call, so a front end can tie the question to
+    the tool call it already shows (ACP's ``toolCallId``)."""
 
     @property
     def editable(self) -> str | None:

@@ -93,7 +93,8 @@ class ApprovalGate:
         # may print to a terminal or a log).
         scrub = self.redactor.scrub
         request = ApprovalRequest(ctx.actor, tool.name, scrub(args), scrub(reason), scrub(preview), grants=offered,
-                                  risky=verdict.risky, workdir=str(self.workspace), task=ctx.task)
+                                  risky=verdict.risky, workdir=str(self.workspace), task=ctx.task,
+                                  call_id=ctx.call_id)
         answer = self._ask(request, ctx)
         if answer.decision is Decision.ALWAYS:
             grant = answer.grant or (offered[0] if offered else None)

@@ -184,6 +184,13 @@ def describe(event: ev.Event) -> Line | None:
             return _reverted_line(event)
         case ev.McpServerChanged() | ev.McpResourceAttached() | ev.McpWorkspaceTrusted():
             return _mcp_line(event)
+        case ev.HookRan() if event.outcome != "ok":
+            kind = "warning" if event.outcome == "blocked" else "error"
+            detail = f": {event.reason}" if event.reason else ""
+            return Line(f"{who}hook {event.hook_event} {event.outcome} ({event.command}){detail}", kind)
+        case ev.HooksTrusted():
+            kept = "" if event.remembered else " (this session only)"
+            return Line(f"running the hooks of {event.path}{kept}", "info")
         case ev.MemorySaved() if event.source == "agent":  # the person's /save says so itself
             return Line(f"{who}kept in memory as fact {event.fact_id}: {event.text} (/memory lists and deletes)",
                         "muted")

@@ -51,7 +51,7 @@ class Ledger:
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         os.chmod(self.path, 0o600)
         self._lock = threading.Lock()
-        self._seq = 0
+        self._seq = _last_seq(self.path)  # a resumed session continues its own ledger
         # Secret values (API keys) that must never be written, even if some
         # message or error text carried one by accident. Short keys too: a
         # 5-character key is still the key (issue 12). The session's bus
@@ -87,6 +87,18 @@ class Ledger:
             if self._fd >= 0:
                 os.close(self._fd)
                 self._fd = -1
+
+
+def _last_seq(path: Path) -> int:
+    """The ``seq`` of the file's last readable line; 0 for a new file."""
+    if path.stat().st_size == 0:
+        return 0
+    last = 0
+    for line in read_ledger(path):
+        seq = line.data.get("seq")
+        if isinstance(seq, int):
+            last = max(last, seq)
+    return last
 
 
 def _jsonable(value: Any) -> Any:

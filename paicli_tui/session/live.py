@@ -20,8 +20,6 @@ from paicli_tui.config.settings import Settings, checked_mode, next_mode
 from paicli_tui.events import (
     Event,
     EventBus,
-    GrantKept,
-    GrantRevoked,
     ModeChanged,
     ModelChanged,
     ModelResponse,
@@ -30,11 +28,13 @@ from paicli_tui.events import (
     RunRequested,
     SessionStarted,
 )
+from paicli_tui.hooks.session_hooks import SessionHooks, with_hook_context
 from paicli_tui.records.ledger import Ledger, new_session_id
 from paicli_tui.policy.redaction import Redactor
 from paicli_tui.llm.types import Usage
 from paicli_tui.records.prices import model_price
 from paicli_tui.policy.saved_grants import usable_saved_rules
+from paicli_tui.session.grant_keeping import GrantKeeping
 from paicli_tui.session.planning import plan_and_review
 from paicli_tui.session.port import (
     AgentTurn, ClearConversation, PlanRun, RunKind, RunOutcome, SessionBusy, SessionCommand, TeamRun,
@@ -44,13 +44,12 @@ if TYPE_CHECKING:
     from paicli_tui.plan.model import Plan
     from paicli_tui.plan.review import PlanReviewer
     from paicli_tui.policy.approval import Approver
-    from paicli_tui.policy.grants import Grant, GrantStore
 
 #: Budget settings recorded with each run (P-8: the report names them).
 LIMIT_SETTINGS = ("max_turns", "max_tokens", "max_seconds", "run_max_turns", "run_max_tokens", "run_max_seconds")
 
 
-class Session:
+class Session(GrantKeeping):
     def __init__(
         self,
         settings: Settings,
@@ -61,9 +60,10 @@ class Session:
         transport=None,
         session_id: str | None = None,
         trust_workspace_mcp: bool = False,
+        trust_workspace_hooks: bool = False,
     ) -> None:
         """``trust_workspace_mcp``: start the workspace .mcp.json's servers
-        this time without asking (``paicli run --trust-mcp``)."""
+        this time without asking (``paicli run --trust-mcp``); ``trust_workspace_hooks``: its hooks (--trust-hooks)."""
         from paicli_tui.llm.client import ChatClient
         from paicli_tui.prompting.assembler import PromptAssembler
         from paicli_tui.policy.approval import DenyApprover
@@ -124,6 +124,11 @@ class Session:
         self.bus.publish(
             SessionStarted("session", self._approval_mode, "", self.model_label, provider.base_url, str(workspace))
         )
+        self.session_hooks = SessionHooks.for_session(settings, workspace, self.session_id, self.bus, self.redactor,
+                                                      self.warnings, trust_workspace=trust_workspace_hooks,
+                                                      resumed=session_id is not None, model=lambda: self.client.model,
+                                                      mode=lambda: self._approval_mode)
+        self.hooks = self.registry.hooks = self.session_hooks.runner
         trusted = mcp_wiring.workspace_trusted(mcp_config, workspace, self.warnings, flag=trust_workspace_mcp)
         #: The MCP servers (P-9.1), starting in the background; None when none is configured.
         self.mcp = mcp_wiring.start_servers(mcp_config, settings, self.bus, workspace, self.registry, trusted=trusted,
@@ -170,34 +175,6 @@ class Session:
         return self.model_label
 
     # -- grants (P-9.6) -------------------------------------------------------------
-
-    @property
-    def grants(self) -> "GrantStore":
-        return self.registry.grants
-
-    def revoke_grant(self, grant: "Grant") -> bool:
-        """Take back a session grant or one kept for the workspace."""
-        from paicli_tui.policy.saved_grants import remove_rule
-
-        if grant.source == "workspace":
-            removed = self.grants.forget_kept(grant)
-            if removed:
-                remove_rule(self.workspace, grant.rule)
-        else:
-            removed = self.grants.revoke(grant)
-        if removed:
-            self.bus.publish(GrantRevoked("session", grant.rule))
-        return removed
-
-    def keep_grant(self, grant: "Grant") -> Path:
-        """Keep a session grant for this workspace (permissions.toml in the
-        config directory); returns the file written."""
-        from paicli_tui.policy.saved_grants import save_rule
-
-        path = save_rule(self.workspace, grant.rule)
-        self.grants.keep(grant)
-        self.bus.publish(GrantKept("session", grant.rule, str(path)))
-        return path
 
     def _checkpoints(self, settings: Settings, workspace: Path):
         """Undo (P-9.3): the registry checkpoints every file a tool changes;
@@ -264,6 +241,9 @@ class Session:
         def run() -> RunOutcome:
             try:
                 outcome = self.redactor.scrub(job(*args))  # the final report and the UI show it
+                changed = self.session_hooks.at_stop(outcome.kind, outcome.ok, outcome.status, outcome.text,
+                                                     self._cancel, self._react if outcome.kind == "react" else None)
+                outcome = outcome if changed is None else self.redactor.scrub(RunOutcome(outcome.kind, *changed))
                 self._finish_checkpoints()
                 if outcome.kind != "command":
                     # Facts agents saved are kept before the outcome is recorded (P-9.4).
@@ -305,6 +285,10 @@ class Session:
         if self._react is not None:
             self._react.clear_history()
         self._react = None
+
+    def restore_history(self, messages: list[dict]) -> None:
+        self._react = self._new_agent("react", "react")
+        self._react.messages.extend(messages)
 
     def _clear_job(self) -> RunOutcome:
         self.clear()
@@ -383,6 +367,9 @@ class Session:
         self._begin_run("react", text, tuple(item.record() for item in attached))
         if not text:
             return RunOutcome("react", False, "failed", "nothing to do: the input was empty")
+        gate = self.session_hooks.before_prompt("react", text, attachments, cancel=self._cancel)
+        if gate.blocked:
+            return RunOutcome("react", False, "blocked", f"blocked by hook: {gate.reason}")
         if self._react is None:
             self._react = self._new_agent("react", "react")
         self._react.budget.run = self._run_budget
@@ -393,7 +380,7 @@ class Session:
             from paicli_tui.mcp.mentions import attach_mentions
 
             message = attach_mentions(text, self.mcp, self.bus, cancel=self._cancel)
-        message = with_attachments(message, attached)
+        message = with_hook_context(with_attachments(message, attached), gate.context)
         message = self.knowledge.recall(message, text, "react")
         outcome = self._react.run_turn(
             with_turn_context(message, approval_mode=self._approval_mode), cancel=self._cancel,
@@ -411,10 +398,15 @@ class Session:
         self._begin_run("plan", goal)
         if not goal and plan is None:
             return RunOutcome("plan", False, "FAILED", "usage: /plan GOAL")
+        gate = self.session_hooks.before_prompt("plan", goal, cancel=self._cancel)
+        if gate.blocked:
+            return RunOutcome("plan", False, "FAILED", f"blocked by hook: {gate.reason}")
+        goal = with_hook_context(goal, gate.context)
         cancel = self._cancel
         planner = Planner(self.client, self.assembler, agent="planner", role="planner", id_prefix="task", bus=self.bus,
                           deadline=self._run_budget.deadline, **planner_options(self.settings))
-        planned = plan_and_review("plan", planner, self.plan_reviewer, goal, plan, cancel)
+        planned = plan_and_review("plan", planner, self.plan_reviewer, goal, plan, cancel,
+                                  check=self.session_hooks.plan_check("plan", planner, goal, cancel))
         if isinstance(planned, RunOutcome):
             return planned
         goal = planned.goal or goal  # amendments extend the goal (P-4.2)
@@ -425,7 +417,7 @@ class Session:
         isolation = self.isolation.begin(self._checkpoint_run or self.session_id,
                                          [f"worker-{i}" for i in range(1, self.settings.parallelism + 1)])
         run_task = PlanTaskRunner(goal, new_task_agent, self.knowledge.recall, TrustedUrls.from_user_text(goal),
-                                  isolation=isolation)
+                                  isolation=isolation, hooks=self.hooks, bus=self.bus)
 
         def replan(current_plan, failed_task, reason):
             return planner.replan(goal, current_plan, failed_task, reason, cancel=cancel)
@@ -460,6 +452,10 @@ class Session:
         self._begin_run("team", goal)
         if not goal and plan is None:
             return RunOutcome("team", False, "FAILED", "usage: /team GOAL")
+        gate = self.session_hooks.before_prompt("team", goal, cancel=self._cancel)
+        if gate.blocked:
+            return RunOutcome("team", False, "FAILED", f"blocked by hook: {gate.reason}")
+        goal = with_hook_context(goal, gate.context)
         cancel = self._cancel
         orchestrator = TeamOrchestrator(
             client=self.client,
@@ -474,7 +470,8 @@ class Session:
         )
         review = self.settings.team_review
         planned = plan_and_review("team", orchestrator.planner, self.plan_reviewer, goal, plan, cancel,
-                                  create=orchestrator.plan, review=review)
+                                  create=orchestrator.plan, review=review,
+                                  check=self.session_hooks.plan_check("team", orchestrator.planner, goal, cancel))
         if isinstance(planned, RunOutcome):
             return planned
         goal = planned.goal or goal

@@ -23,8 +23,10 @@ CreatePlan = Callable[[str, threading.Event], "Plan"]
 
 def plan_and_review(kind: RunKind, planner: "Planner", reviewer: "PlanReviewer | None", goal: str,
                     plan: "Plan | None", cancel: threading.Event, *, create: CreatePlan | None = None,
-                    review: bool = True) -> "Plan | RunOutcome":
-    """The approved plan, or a RunOutcome explaining why there is none."""
+                    review: bool = True, check: "Callable[[Plan], Plan | str] | None" = None) -> "Plan | RunOutcome":
+    """The approved plan, or a RunOutcome explaining why there is none.
+    ``check`` (PlanReady hooks) sees the plan before the person does: it
+    returns the plan to review (revised, perhaps) or why there is none."""
     if plan is None:
         try:
             plan = create(goal, cancel) if create else planner.create(goal, cancel=cancel)
@@ -34,6 +36,11 @@ def plan_and_review(kind: RunKind, planner: "Planner", reviewer: "PlanReviewer |
             return RunOutcome(kind, False, "FAILED", f"planning failed: {exc}")
     else:
         planner.announce(plan, "file")
+    if check is not None:
+        checked = check(plan)
+        if isinstance(checked, str):
+            return RunOutcome(kind, False, "FAILED", checked)
+        plan = checked
     if reviewer is not None and review:
         approved = review_loop(planner, reviewer, goal, plan, on_error=reviewer.report_error)
         if approved is None:

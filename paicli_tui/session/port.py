@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from paicli_tui.checkpoints.service import Checkpoints
     from paicli_tui.config.settings import Settings
     from paicli_tui.events import EventBus
+    from paicli_tui.hooks.runner import HookRunner
     from paicli_tui.knowledge.service import Knowledge
     from paicli_tui.llm.types import Usage
     from paicli_tui.mcp.manager import McpManager
@@ -130,6 +131,8 @@ class SessionPort(Protocol):
     mcp: "McpManager | None"
     #: Each /plan task and /team step in its own tree; None where nothing runs.
     isolation: "RunIsolation | None"
+    #: The person's hook commands (``/hooks`` lists them; trust agrees to a workspace's).
+    hooks: "HookRunner | None"
 
     @property
     def model(self) -> str:

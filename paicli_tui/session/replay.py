@@ -37,6 +37,7 @@ class ReplaySession:
     knowledge = None
     mcp = None
     isolation = None
+    hooks = None
     user_skills_dir = None
     #: No live model: the recorded runs carry their own prices.
     model = ""

@@ -99,6 +99,7 @@ class TeamOrchestrator:
             report_format=self.report_format,
             recall=self.recall,
             isolation=isolation,
+            hooks=self.registry.hooks,
         )
         executor = PlanExecutor(
             plan,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Callable
 
+from paicli_tui.hooks.task_check import checked_turns
 from paicli_tui.plan.context import task_message
 from paicli_tui.plan.executor import TaskOutcome
 from paicli_tui.prompting.assembler import with_turn_context
@@ -16,6 +17,8 @@ from paicli_tui.tools.trusted_urls import BranchUrls, TrustedUrls, flatten
 
 if TYPE_CHECKING:
     from paicli_tui.agent.loop import Agent
+    from paicli_tui.events import EventBus
+    from paicli_tui.hooks.runner import HookRunner
     from paicli_tui.workspace.resolver import TaskIsolation
     from paicli_tui.plan.model import Plan, Task
 
@@ -30,11 +33,16 @@ class PlanTaskRunner:
     thread per task, so it keeps no per-task state of its own."""
 
     def __init__(self, goal: str, new_agent: TaskAgentFactory, recall: Recall, trusted: TrustedUrls,
-                 isolation: "TaskIsolation | None" = None) -> None:
+                 isolation: "TaskIsolation | None" = None, hooks: "HookRunner | None" = None,
+                 bus: "EventBus | None" = None) -> None:
         """With ``isolation`` each task works in its own tree and its work is
         merged back when it completes; a conflict it cannot merge is re-run
-        on top, dropped or failed as the resolver decides."""
+        on top, dropped or failed as the resolver decides. TaskCompleted
+        ``hooks`` check a finished turn first: a failing one sends its
+        reason back to the task's agent."""
         self.isolation = isolation
+        self.hooks = hooks if bus is not None else None
+        self.bus = bus
         self.goal = goal
         self.new_agent = new_agent
         self.recall = recall
@@ -54,7 +62,12 @@ class PlanTaskRunner:
             tree = self.isolation.attempt(task.id, worker) if self.isolation is not None else None
             if tree is not None and registry is not None:
                 agent.registry = registry.for_root(tree.path)
-            outcome = agent.run_turn(with_turn_context(message), cancel=cancel, trusted_urls=branch)
+            outcome = checked_turns(
+                self.hooks, lambda: agent.run_turn(with_turn_context(message), cancel=cancel, trusted_urls=branch),
+                lambda feedback: agent.run_turn(feedback, cancel=cancel, trusted_urls=branch),
+                task=task, goal=self.goal, worker=worker, bus=self.bus, cancel=cancel)  # type: ignore[arg-type]
+            if outcome.failed_check:
+                return TaskOutcome("failed", outcome.text, f"hook: {outcome.failed_check}")
             if outcome.status not in ("final", "partial"):
                 break
             settled = self.isolation.settle(tree, task.description, cancel) if tree is not None else None
@@ -70,6 +83,8 @@ class PlanTaskRunner:
             break
         if outcome.status in ("final", "partial"):
             result = outcome.text if outcome.status == "final" else f"[partial: {outcome.reason}]\n{outcome.text}"
+            if outcome.context:
+                result = f"{result}\n\n[checks]\n{outcome.context}"
             self.branch_urls.record(task.id, flatten(inherited), branch.found_urls)
             return TaskOutcome("completed", result, notes=(note,) if note else ())
         if outcome.status == "cancelled":

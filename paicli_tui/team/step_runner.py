@@ -30,6 +30,7 @@ from paicli_tui.team.subagent import SubAgent, feedback_message, task_message
 from paicli_tui.tools.trusted_urls import BranchUrls, flatten
 
 if TYPE_CHECKING:
+    from paicli_tui.hooks.runner import HookRunner
     from paicli_tui.tools.trusted_urls import TrustedUrls
     from paicli_tui.workspace.resolver import TaskIsolation
     from paicli_tui.workspace.run import Attempt
@@ -65,12 +66,15 @@ class StepRunner:
         report_format: dict | None = None,
         recall: Callable[[str, str, str], str] | None = None,
         isolation: "TaskIsolation | None" = None,
+        hooks: "HookRunner | None" = None,
     ) -> None:
         """With ``isolation`` every attempt works in its own tree from the
         run's current integration state, the reviewer sees the attempt's
         diff, and only approved work is merged back."""
         self.goal = goal
         self.isolation = isolation
+        #: TaskCompleted hooks check a completed report before the reviewer does.
+        self.hooks = hooks
         self.recall = recall
         self.repairs = repairs
         self.report_format = report_format
@@ -136,32 +140,51 @@ class StepRunner:
                 return TaskOutcome("cancelled", last_result, "cancelled")
             changed = self.isolation.run.commit(tree) if tree is not None else None
             changes = self._changes(tree, changed)
-            verdict = self._review(plan, task, attempt, last_result, cancel, changes)
-            if verdict.type is MessageType.APPROVAL:
-                settled = self._merge(task, tree, changed, cancel)
-                if settled is None or settled.status in ("merged", "empty", "dropped"):
-                    self.branch_urls.record(task.id, flatten(inherited), branch.found_urls)
-                    notes = verdict.notes
-                    if settled is not None and settled.status == "dropped":
-                        notes = (*notes, "its changes were dropped after a merge conflict")
-                    return TaskOutcome("completed", last_result, notes=notes)
-                if settled.status == "cancelled":
+            # A configured check is cheaper than a reviewer call: a failing one
+            # sends the step back without a review.
+            blocked, context = self._check(task, worker, attempt, last_result, cancel)
+            if blocked is not None:
+                feedback = f"hook: {blocked}"
+            else:
+                reviewed = f"{last_result}\n\n[checks]\n{context}" if context else last_result
+                verdict = self._review(plan, task, attempt, reviewed, cancel, changes)
+                if verdict.type is MessageType.APPROVAL:
+                    settled = self._merge(task, tree, changed, cancel)
+                    if settled is None or settled.status in ("merged", "empty", "dropped"):
+                        self.branch_urls.record(task.id, flatten(inherited), branch.found_urls)
+                        notes = verdict.notes
+                        if settled is not None and settled.status == "dropped":
+                            notes = (*notes, "its changes were dropped after a merge conflict")
+                        return TaskOutcome("completed", last_result, notes=notes)
+                    if settled.status == "cancelled":
+                        return TaskOutcome("cancelled", last_result, "cancelled")
+                    if settled.status == "failed" or attempt == MAX_ATTEMPTS:
+                        return TaskOutcome("failed", last_result, settled.error or "merge conflict")
+                    self._retry(worker, task, attempt + 1, "merge conflict")
+                    message = feedback_message(settled.feedback)
+                    continue
+                if cancel.is_set():
                     return TaskOutcome("cancelled", last_result, "cancelled")
-                if settled.status == "failed" or attempt == MAX_ATTEMPTS:
-                    return TaskOutcome("failed", last_result, settled.error or "merge conflict")
-                self._retry(worker, task, attempt + 1, "merge conflict")
-                message = feedback_message(settled.feedback)
-                continue
-            if cancel.is_set():
-                return TaskOutcome("cancelled", last_result, "cancelled")
-            if verdict.type is MessageType.ERROR:
-                return TaskOutcome("failed", last_result, f"review failed: {verdict.content}")
-            feedback = verdict.content
+                if verdict.type is MessageType.ERROR:
+                    return TaskOutcome("failed", last_result, f"review failed: {verdict.content}")
+                feedback = verdict.content
             if attempt < MAX_ATTEMPTS:
                 self._retry(worker, task, attempt + 1, feedback)
                 message = feedback_message(retry_message(feedback))
         reason = f"rejected by review {MAX_ATTEMPTS} times; last feedback: {feedback}"
         return TaskOutcome("failed", last_result, reason)
+
+    def _check(self, task: Task, worker: SubAgent, attempt: int, result: str,
+               cancel: threading.Event) -> tuple[str | None, str]:
+        """TaskCompleted hooks on a completed report: (the reason one
+        failed it, or None; the context the others added)."""
+        if self.hooks is None or not self.hooks.matching("TaskCompleted", "team"):
+            return None, ""
+        verdict = self.hooks.run("TaskCompleted", {
+            "kind": "team", "task_id": task.id, "description": task.description, "type": task.type.value,
+            "goal": self.goal, "attempt": attempt, "worker": worker.name, "result": result,
+        }, match="team", actor=worker.name, cancel=cancel)
+        return (verdict.reason if verdict.blocked else None), verdict.context
 
     def _read_report(
         self, worker: SubAgent, task: Task, attempt: int, reply: AgentMessage, cancel: threading.Event

@@ -47,6 +47,9 @@ class CommandOutcome:
     redirected their output); killed when the session ends."""
     escaped: tuple[int, ...] = ()
     """Processes that left the command's group: no group kill reaches them."""
+    errors: str = ""
+    """stderr, when it was asked for apart from stdout (hooks read it as the
+    reason for a block); otherwise it is merged into ``output``."""
 
 
 class LiveGroups:
@@ -134,28 +137,38 @@ def shell_path() -> str:
 
 def run_command(command: str, cwd: Path, timeout_s: float, cancel: threading.Event,
                 env: Mapping[str, str] | None = None,
-                wrap: Callable[[list[str]], list[str]] | None = None) -> CommandOutcome:
-    """``wrap`` turns the shell's argv into what is started (the OS sandbox);
-    the filtered environment goes to that outer process too, so nothing of
-    paicli's own environment is readable from inside."""
+                wrap: Callable[[list[str]], list[str]] | None = None, *, input: bytes | None = None,
+                stderr_apart: bool = False) -> CommandOutcome:
+    """Run ``command`` under bash in its own group. ``wrap`` turns the
+    shell's argv into what is started (the OS sandbox); the filtered
+    environment goes to that outer process too, so nothing of paicli's own
+    environment is readable from inside. ``input`` is written to its stdin
+    (closed otherwise); ``stderr_apart`` keeps stderr out of ``output`` and
+    returns it as ``errors``."""
     marker = secrets.token_hex(8)
     started = time.monotonic()
     env = {**(CommandEnvPolicy().build() if env is None else env), "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
     process = subprocess.Popen(
-        (wrap or list)([shell_path(), "-c", command]), cwd=cwd, env={**env, MARKER_VARIABLE: marker}, stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+        (wrap or list)([shell_path(), "-c", command]), cwd=cwd, env={**env, MARKER_VARIABLE: marker},
+        stdin=subprocess.DEVNULL if input is None else subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE if stderr_apart else subprocess.STDOUT, start_new_session=True,
     )
     LIVE_GROUPS.add(process.pid)
-    buffer = CappedBuffer()
+    if input is not None:
+        _feed(process, input)
+    buffer, errors = CappedBuffer(), CappedBuffer()
     assert process.stdout is not None
-    fd = process.stdout.fileno()
+    buffers = {process.stdout.fileno(): buffer}
+    if process.stderr is not None:
+        buffers[process.stderr.fileno()] = errors
     selector = selectors.DefaultSelector()
-    selector.register(fd, selectors.EVENT_READ)
-    pipe_open = True
+    for fd in buffers:
+        selector.register(fd, selectors.EVENT_READ)
+    open_fds = set(buffers)
     exited_at: float | None = None
     stopped: str | None = None
     try:
-        while pipe_open or process.poll() is None:
+        while open_fds or process.poll() is None:
             now = time.monotonic()
             if cancel.is_set():
                 stopped = "cancelled"
@@ -165,28 +178,31 @@ def run_command(command: str, cwd: Path, timeout_s: float, cancel: threading.Eve
                 break
             if process.poll() is not None:
                 exited_at = exited_at or now
-                if pipe_open and now - exited_at > STRAY_GRACE_S:
+                if open_fds and now - exited_at > STRAY_GRACE_S:
                     stopped = "stray"
                     break
-            if pipe_open:
-                if selector.select(POLL_S):
-                    data = os.read(fd, 65536)
+            if open_fds:
+                for key, _ in selector.select(POLL_S):
+                    data = os.read(key.fd, 65536)
                     if data:
-                        buffer.add(data)
+                        buffers[key.fd].add(data)
                     else:
-                        pipe_open = False
-                        selector.unregister(fd)
+                        open_fds.discard(key.fd)
+                        selector.unregister(key.fd)
             else:
                 cancel.wait(POLL_S)
         if stopped == "stray" and not _group_alive(process.pid):
             stopped = None  # what holds the output left the group: nothing here to stop
         if stopped:
             kill_group(process)
-        if stopped or pipe_open:
-            _drain(fd, buffer)
+        for fd in buffers:
+            if stopped or fd in open_fds:
+                _drain(fd, buffers[fd])
     finally:
         selector.close()
         process.stdout.close()
+        if process.stderr is not None:
+            process.stderr.close()
         if process.poll() is None:
             kill_group(process)
         # Confined, the command's PID namespace ended with it: nothing it
@@ -196,11 +212,31 @@ def run_command(command: str, cwd: Path, timeout_s: float, cancel: threading.Eve
             LIVE_GROUPS.discard(process.pid)
     return CommandOutcome(
         process.returncode, buffer.text(), buffer.omitted, time.monotonic() - started, stopped,
-        left.in_group, left.escaped,
+        left.in_group, left.escaped, errors.text(),
     )
 
 
 _NOTHING_LEFT = Leftovers((), ())
+
+
+def _feed(process: subprocess.Popen, data: bytes) -> None:
+    """Write ``data`` to the command's stdin on a thread of its own: a
+    command that never reads must not block the one waiting for its output."""
+    assert process.stdin is not None
+    pipe = process.stdin
+
+    def write() -> None:
+        try:
+            pipe.write(data)
+        except (BrokenPipeError, OSError):
+            pass  # it exited or closed stdin without reading all: its choice
+        finally:
+            try:
+                pipe.close()
+            except OSError:
+                pass
+
+    threading.Thread(target=write, name="paicli-command-stdin", daemon=True).start()
 
 
 def _settled_leftovers(pgid: int, marker: str):

@@ -57,6 +57,7 @@ class FakeSession:
         self.knowledge = None
         self.mcp = None
         self.isolation = None
+        self.hooks = None
         self.user_skills_dir: Path | None = None
         self.skill_list: list = []
         self.is_replay = False

@@ -100,7 +100,7 @@ async def test_escape_closes_the_menu_then_means_cancel_again(app, session):
         assert session.cancelled == 1
         await pilot.press("h")  # typing again opens it again
         await pilot.pause()
-        assert menu_labels(app) == ["/help"]
+        assert menu_labels(app) == ["/hooks", "/help"]
 
 
 async def test_a_line_from_history_opens_no_menu(app, session):

@@ -48,6 +48,8 @@ class CommandRunner:
 
                 await t.add_line("mcp: r restarts the highlighted server · esc closes", "muted")
                 screen.app.push_screen(McpScreen(screen.session))
+            case "/hooks":
+                await self._hooks(command.argument)
             case "/save" | "/memory" | "/index" | "/search" | "/graph":
                 from paicli_tui.ui.knowledge.commands import run_knowledge_command
 
@@ -79,6 +81,24 @@ class CommandRunner:
         screen = self.screen
         await screen.transcript.add_line("skills: the agent loads one with load_skill · esc closes", "muted")
         screen.app.push_screen(SkillsScreen(screen.session.skills(), screen.session.user_skills_dir))
+
+    async def _hooks(self, argument: str) -> None:
+        screen = self.screen
+        runner = getattr(screen.session, "hooks", None)
+        if runner is None:
+            await screen.transcript.add_line("hooks are not available in this session", "warning")
+        elif argument.lower() == "trust":
+            trusted = runner.trust(remember=True)
+            line = (f"trusted and remembered {len(trusted)} workspace hook(s): " + "; ".join(h.command for h in trusted)
+                    if trusted else "no workspace hook is waiting for your yes")
+            await screen.transcript.add_line(line, "muted")
+        elif argument:
+            await screen.transcript.add_line(f"usage: /hooks [trust], not /hooks {argument}", "error")
+        else:
+            from paicli_tui.ui.hooks.hooks_screen import HooksScreen
+
+            await screen.transcript.add_line("hooks: t trusts the workspace's · esc closes", "muted")
+            screen.app.push_screen(HooksScreen(runner))
 
     async def _set_mode(self, name: str) -> None:
         name = name.lower()

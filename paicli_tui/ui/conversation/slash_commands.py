@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/undo": ("", "revert the file changes of the last turn, or of a run you pick; the diff first"),
     "/skills": ("", "list the skills the agent can load (name, description, source)"),
     "/mcp": ("", "MCP servers: state, tools, resources, restart (@server:uri attaches one)"),
+    "/hooks": ("[trust]", "your hooks and their last results; trust runs the workspace's"),
     "/copy": ("", "copy the last answer to the clipboard"),
     "/save": ("FACT", "keep a fact for later sessions and every agent"),
     "/memory": ("", "list, search and delete saved facts"),
