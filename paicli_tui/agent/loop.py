@@ -158,7 +158,12 @@ class Agent:
 
     def _call(self, cancel: threading.Event, *, with_tools: bool, deadline: float | None) -> ChatResult:
         tools = self.registry.schemas() if (with_tools and self.registry is not None) else None
-        result = self.client.chat(self.messages, agent=self.name, tools=tools or None, cancel=cancel, deadline=deadline)
+        limit = self.budget.run_deadline()
+        queue_limit = {} if limit is None else {"hard_deadline": limit}
+        result = self.client.chat(self.messages, agent=self.name, tools=tools or None, cancel=cancel, deadline=deadline,
+                                  **queue_limit)
+        # Time queued for a server slot is not this agent's: its clock starts when its call is sent.
+        self.budget.credit(result.queued_s)
         self.usage = self.usage + result.usage
         self.budget.charge(result.usage.total)
         return result

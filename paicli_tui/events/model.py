@@ -60,6 +60,14 @@ class ModelResponse(Event):
     #: False when the server sent no usage for this call (llama-cpp-python
     #: ignores ``stream_options``): the token fields are then 0, not counted.
     usage_reported: bool = True
+    #: True when the token fields were counted by paicli (the server's
+    #: tokenizer or characters) because the server sent none: shown as ``≈``.
+    usage_estimated: bool = False
+    #: Seconds waiting for a server slot, to the first streamed piece after
+    #: sending, and generation tokens a second (None: not measured).
+    queued_s: float = 0.0
+    ttft_s: float | None = None
+    tokens_per_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -69,6 +77,17 @@ class ModelRetry(Event):
     attempt: int
     delay_s: float
     reason: str
+
+
+@dataclass(frozen=True)
+class ModelQueued(Event):
+    """The call waits for one of the model server's ``slots`` (one request
+    per slot: llama-cpp-python cuts a running reply short when another
+    arrives). Its deadline starts when it is sent."""
+
+    name: ClassVar[str] = "model_queued"
+    call_id: str
+    slots: int
 
 
 @dataclass(frozen=True)

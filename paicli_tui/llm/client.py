@@ -24,12 +24,12 @@ form with a 500, which is a refusal to read, not a failure worth a retry.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
 import os
 import random
-import re
 import ssl
 import threading
 import time
@@ -39,14 +39,16 @@ import httpx
 
 from paicli_tui import __version__
 from paicli_tui import events as ev
+from paicli_tui.llm.call_clock import CallClock, emitter
 from paicli_tui.llm.cancel import CANCEL_EXTENSION, CancelWatch, install_tracking
 from paicli_tui.llm.markup import recover_tool_calls
 from paicli_tui.llm.reader import ReplyReader
-from paicli_tui.llm.retry import backoff_delay
+from paicli_tui.llm.refusals import NAMES_A_FORM, refused_field
+from paicli_tui.llm.retry import MIN_RETRY_DELAY, backoff_delay
+from paicli_tui.llm.slots import SlotGate, gate_for
 from paicli_tui.llm.structured_output import at_most, kind_of, weaker
 from paicli_tui.llm.types import (
     ChatResult,
-    Delta,
     DeltaCallback,
     CANCELLED_MESSAGE,
     ModelCancelled,
@@ -54,7 +56,9 @@ from paicli_tui.llm.types import (
     ModelDeadlineError,
     ModelError,
     ModelHTTPError,
+    ModelInterrupted,
 )
+from paicli_tui.llm.usage_estimate import Counter, estimate
 
 if TYPE_CHECKING:
     from paicli_tui.config.settings import ResponseFormatKind, Settings
@@ -77,6 +81,7 @@ class ChatClient:
         retry_base_delay: float = 1.0,
         retry_max_delay: float = 30.0,
         model_label: str | None = None,
+        server_slots: int | None = None,
     ) -> None:
         # People paste the full endpoint as often as the base URL.
         self.base_url = base_url.rstrip("/").removesuffix("/chat/completions")
@@ -121,6 +126,11 @@ class ChatClient:
         self.format_ceiling: ResponseFormatKind = "json_schema"
         #: The body key of the output limit; None once the server refused it.
         self._limit_key: str | None = "max_tokens"
+        #: One request per server slot (llm/slots.py); None: no limit.
+        self.gate: SlotGate | None = gate_for(self.base_url, server_slots) if server_slots else None
+        #: Counts tokens for replies without usage: the server's tokenizer
+        #: once a probe found it (llm/server_probe.py), else characters.
+        self.token_counter: Counter | None = None
 
     @classmethod
     def from_settings(
@@ -147,6 +157,7 @@ class ChatClient:
             retry_base_delay=settings.retry_base_delay,
             retry_max_delay=settings.retry_max_delay,
             model_label=label,
+            server_slots=settings.slots_for(resolved.base_url),
         )
         from paicli_tui.config.settings import is_local_url
 
@@ -178,11 +189,14 @@ class ChatClient:
         deadline: float | None = None,
         response_format: dict | None = None,
         max_tokens: int | None = None,
+        hard_deadline: float | None = None,
     ) -> ChatResult:
         """One logical request. ``deadline`` (monotonic seconds) ends the call
-        with ModelDeadlineError once passed, wherever it is waiting.
-        ``response_format`` and ``max_tokens`` go into the body unless the
-        server refused them earlier this session."""
+        with ModelDeadlineError once passed, wherever it is waiting; time
+        spent queued for a server slot moves it later, never past
+        ``hard_deadline`` (the run's limit). ``response_format`` and
+        ``max_tokens`` go into the body unless the server refused them
+        earlier this session."""
         call_id = _new_call_id()
         started = time.monotonic()
         bus = self.bus
@@ -209,15 +223,21 @@ class ChatClient:
         if stream:
             # A compressing proxy would buffer the stream to fill its blocks.
             headers["Accept-Encoding"] = "identity"
-        emit = _emitter(on_delta, bus, agent, call_id)
-        retry = 0
+        clock = CallClock()
+        emit = emitter(on_delta, bus, agent, call_id, clock)
+        retry = interruptions = 0
         while True:
             try:
                 if cancel is not None and cancel.is_set():
                     raise ModelCancelled(CANCELLED_MESSAGE)
                 if deadline is not None and time.monotonic() >= deadline:
                     raise self._reader.deadline_passed()
-                result = self._attempt(payload, headers, stream, cancel, emit, deadline)
+                deadline = self._take_slot(clock, cancel, deadline, hard_deadline, agent, call_id)
+                try:
+                    result = self._attempt(payload, headers, stream, cancel, emit, deadline)
+                finally:
+                    if self.gate is not None:
+                        self.gate.release()
                 break
             except ModelError as exc:
                 error = self._scrubbed(exc)
@@ -226,6 +246,18 @@ class ChatClient:
                     self._drop(refused, body, agent, call_id, error)
                     payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
                     continue  # at once and not counted: the server answered, it did not fail
+                if isinstance(error, ModelInterrupted) and interruptions < MAX_INTERRUPTION_RETRIES:
+                    # The server cut this reply short for another request: not
+                    # a failure, and not charged to max_retries (0 in benches).
+                    interruptions += 1
+                    if bus is not None:
+                        bus.publish(ev.ModelRetry(actor=agent, call_id=call_id, attempt=retry + interruptions,
+                                                  delay_s=MIN_RETRY_DELAY, reason=str(error)))
+                    if _wait_cancelled(MIN_RETRY_DELAY, cancel):
+                        error = ModelCancelled(CANCELLED_MESSAGE)
+                        self._publish_error(agent, call_id, error)
+                        raise error from None
+                    continue
                 final = isinstance(error, (ModelCancelled, ModelDeadlineError)) or not error.retryable or retry >= self.max_retries
                 if final:
                     if retry and error.retryable:
@@ -242,27 +274,47 @@ class ChatClient:
                     raise stopped from None
         if tools and self.tool_calls_in_content:
             result = recover_tool_calls(result)
+        result = self._with_figures(result, clock, messages, tools)
         if bus is not None:
             bus.publish(self._response_event(result, agent, call_id, time.monotonic() - started))
         return result
 
+    def _take_slot(
+        self, clock: CallClock, cancel: threading.Event | None, deadline: float | None,
+        hard_deadline: float | None, agent: str, call_id: str,
+    ) -> float | None:
+        """Wait for a server slot (per attempt: a call in backoff holds
+        none); the deadline, moved later by the wait. Marks the send."""
+        if self.gate is not None:
+            def announce(slots: int) -> None:
+                if self.bus is not None:
+                    self.bus.publish(ev.ModelQueued(actor=agent, call_id=call_id, slots=slots))
+
+            waited = self.gate.acquire(cancel, hard_deadline, announce)
+            clock.queued_s += waited
+            if deadline is not None and waited > 0:
+                deadline += waited
+                if hard_deadline is not None:
+                    deadline = min(deadline, hard_deadline)
+        clock.sent()
+        return deadline
+
+    def _with_figures(self, result: ChatResult, clock: CallClock, messages: list[dict], tools: list[dict] | None) -> ChatResult:
+        """The result with its timings, and counted tokens when the server
+        reported none."""
+        usage = result.usage
+        if not result.usage_reported:
+            try:
+                usage = estimate(messages, result, self.token_counter, clock.deltas, tools)
+            except Exception:  # noqa: BLE001 - a tokenizer failure must not lose the reply
+                usage = estimate(messages, result, None, clock.deltas, tools)
+        return dataclasses.replace(
+            result, usage=usage, queued_s=round(clock.queued_s, 3), ttft_s=clock.ttft_s(),
+            tokens_per_s=clock.tokens_per_s(usage.completion_tokens),
+        )
+
     def _refused_field(self, error: ModelError, body: dict) -> str | None:
-        """The optional field a 400 reply (or a 5xx naming ``response_format``)
-        refuses, when the body carries it."""
-        if not isinstance(error, ModelHTTPError):
-            return None
-        text = str(error).lower()
-        if error.status >= 500:
-            return "response_format" if "response_format" in body and _NAMES_FIELD_IN_5XX.search(text) else None
-        if error.status != 400:
-            return None
-        if "response_format" in body and _NAMES_RESPONSE_FORMAT.search(text):
-            return "response_format"
-        if self._limit_key is not None and self._limit_key in body and self._limit_key in text:
-            return "max_tokens"
-        if "response_format" in body and _REFUSES_A_FIELD.search(text):
-            return "response_format"  # the field this client adds that servers differ on most
-        return None
+        return refused_field(error, body, self._limit_key)
 
     def _drop(self, name: str, body: dict, agent: str, call_id: str, error: ModelError) -> None:
         reason = str(error)
@@ -278,7 +330,7 @@ class ChatClient:
                 self._limit_key = None
         else:
             refused = body.pop("response_format")
-            lower = weaker(refused) if _NAMES_A_FORM.search(reason.lower()) else None
+            lower = weaker(refused) if NAMES_A_FORM.search(reason.lower()) else None
             if lower is not None:
                 body["response_format"] = lower
             self.format_ceiling = kind_of(lower)
@@ -363,6 +415,8 @@ class ChatClient:
             completion_tokens=result.usage.completion_tokens, cached_tokens=result.usage.cached_tokens,
             duration_s=round(duration, 3), unexecuted_markup=result.unexecuted_markup,
             recovered_tool_calls=result.recovered_tool_calls, usage_reported=result.usage_reported,
+            usage_estimated=result.usage.estimated, queued_s=result.queued_s, ttft_s=result.ttft_s,
+            tokens_per_s=result.tokens_per_s,
         )
 
     def _publish_error(self, agent: str, call_id: str, error: ModelError) -> None:
@@ -382,20 +436,9 @@ class ChatClient:
         return error
 
 
-#: A 400 that names structured output: the field, its types, llama.cpp's
-#: "grammar"/"schema" conversion errors.
-_NAMES_RESPONSE_FORMAT = re.compile(r"response_format|response format|json_schema|json_object|\bschema\b|grammar")
-#: A 5xx that is the server refusing to read response_format (llama-cpp-python's
-#: request validation answers 500), not a failure to retry.
-_NAMES_FIELD_IN_5XX = re.compile(r"response_format|json_schema|json_object")
-#: A refusal aimed at one form of response_format rather than at the field:
-#: a weaker form may still be taken.
-_NAMES_A_FORM = re.compile(r"json_schema|json_object|\bschema\b|\btype\b")
-#: A 400 that refuses some field without naming it.
-_REFUSES_A_FIELD = re.compile(
-    r"unsupported|not supported|unrecognized|unknown (?:field|parameter|argument|key)|extra (?:fields|inputs)"
-)
-
+#: Times an interrupted reply (llm/types.ModelInterrupted) is asked again,
+#: apart from max_retries: the server is fine, another request cut it short.
+MAX_INTERRUPTION_RETRIES = 2
 
 # Call ids need uniqueness, not secrecy: 48 random bits, as the first 12 hex
 # digits of a uuid4 had, without uuid4's read of the OS random source on
@@ -423,19 +466,3 @@ def _wait_cancelled(seconds: float, cancel: threading.Event | None) -> bool:
         time.sleep(seconds)
         return False
     return cancel.wait(seconds)
-
-
-def _emitter(on_delta: DeltaCallback | None, bus: "EventBus | None", agent: str, call_id: str):
-    """One function per call that hands a Delta to the callback and the bus;
-    built once so the per-chunk path has no branches to re-evaluate."""
-    ModelDelta = ev.ModelDelta
-    if bus is None:
-        return on_delta or (lambda delta: None)
-    publish = bus.publish
-
-    def emit(delta: Delta) -> None:
-        if on_delta is not None:
-            on_delta(delta)
-        publish(ModelDelta(actor=agent, call_id=call_id, kind=delta.kind, text=delta.text, tool=delta.tool))
-
-    return emit

@@ -60,6 +60,7 @@ _NARRATED = frozenset({"react", "session", "engine", "planner"})
 _CHATTER = (
     ev.ModelError,
     ev.ModelRetry,
+    ev.ModelQueued,
     ev.AgentNote,
     ev.ApprovalDecided,
     ev.GrantAdded,
@@ -113,6 +114,11 @@ def attachment_chips(records) -> str:
     return " · ".join(chips)
 
 
+def queued_words(slots: int) -> str:
+    """What a call queued for a model-server slot shows."""
+    return f"waiting for the model server ({slots} slot{'' if slots == 1 else 's'}, one request each)"
+
+
 def describe(event: ev.Event) -> Line | None:
     """A transcript line for events that are not streamed text or tool calls;
     None for events the transcript does not show as a line (one line per
@@ -125,6 +131,8 @@ def describe(event: ev.Event) -> Line | None:
             return Line(f"{who}✗ model call failed ({event.kind}): {event.message}", "error")
         case ev.ModelRetry():
             return Line(f"{who}↻ retry {event.attempt} in {event.delay_s:.1f}s: {event.reason}", "warning")
+        case ev.ModelQueued():
+            return Line(f"{who}⧗ {queued_words(event.slots)}", "muted")
         case ev.AgentNote():
             return Line(f"{who}{event.text}", "muted")
         case ev.ApprovalDecided():

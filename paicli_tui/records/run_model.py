@@ -27,8 +27,16 @@ class Tokens:
     cached: int = 0
     calls: int = 0
     cost: float = 0.0
-    #: Calls whose server sent no usage: the figures above leave them out.
+    #: Calls whose server sent no usage and that paicli did not count:
+    #: the figures above leave them out.
     unreported: int = 0
+    #: Calls whose tokens paicli counted (no usage from the server): ≈.
+    estimated: int = 0
+    #: Sums over the calls that measured them (time to first token, tok/s).
+    ttft_s: float = 0.0
+    ttft_calls: int = 0
+    tokens_per_s: float = 0.0
+    speed_calls: int = 0
 
     def add(self, payload: Mapping[str, Any], cost: float) -> None:
         self.prompt += int(payload.get("prompt_tokens") or 0)
@@ -36,7 +44,15 @@ class Tokens:
         self.cached += int(payload.get("cached_tokens") or 0)
         self.calls += 1
         self.cost += cost
-        self.unreported += payload.get("usage_reported") is False
+        estimated = bool(payload.get("usage_estimated"))
+        self.estimated += estimated
+        self.unreported += payload.get("usage_reported") is False and not estimated
+        if isinstance(payload.get("ttft_s"), (int, float)):
+            self.ttft_s += payload["ttft_s"]
+            self.ttft_calls += 1
+        if isinstance(payload.get("tokens_per_s"), (int, float)):
+            self.tokens_per_s += payload["tokens_per_s"]
+            self.speed_calls += 1
 
     def to_dict(self) -> dict:
         return {"prompt": self.prompt, "completion": self.completion, "cached": self.cached}
@@ -100,6 +116,11 @@ class RunRecord:
             total.calls += spent.calls
             total.cost += spent.cost
             total.unreported += spent.unreported
+            total.estimated += spent.estimated
+            total.ttft_s += spent.ttft_s
+            total.ttft_calls += spent.ttft_calls
+            total.tokens_per_s += spent.tokens_per_s
+            total.speed_calls += spent.speed_calls
         return total
 
 

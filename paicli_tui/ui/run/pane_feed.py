@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from paicli_tui import events as ev
-from paicli_tui.present.event_lines import argument_subject
+from paicli_tui.present.event_lines import argument_subject, queued_words
 from paicli_tui.present.figures import format_elapsed
 from paicli_tui.ui.run.text_chunks import plain_line
 from paicli_tui.ui.run.pane_ops import (
@@ -224,6 +224,8 @@ class PaneRouter:
                 self._notice(up, worker, "error", f"✗ model call failed ({item.kind}): {item.message}")
             case ev.ModelRetry():
                 self._notice(up, worker, "warning", f"↻ model retry {item.attempt}: {item.reason}")
+            case ev.ModelQueued():
+                self._notice(up, worker, "retry", f"⧗ {queued_words(item.slots)}")
             case ev.AgentNote():
                 self._notice(up, worker, "warning", item.text)
             case ev.AgentFinished() if item.status not in ("final", "cancelled"):
