@@ -111,6 +111,11 @@ def build_parser() -> argparse.ArgumentParser:
     _model_flags(index, sub=True)
     index.add_argument("--json", action="store_true", help="print the report as one JSON object")
 
+    doctor = sub.add_parser("doctor", help="what the model server is and offers: slots, context, tokenizer, tool calls, speed")
+    _model_flags(doctor, sub=True)
+    doctor.add_argument("--json", action="store_true", help="print one JSON object")
+    doctor.add_argument("--no-calls", action="store_true", help="only read the server's information endpoints")
+
     memory = sub.add_parser("memory", help="list, search, add or delete the facts saved for the workspace")
     memory.add_argument("--workspace", "-w", metavar="DIR", default=argparse.SUPPRESS,
                         help="project folder whose facts these are (default: current)")
@@ -145,6 +150,7 @@ HANDLERS = {
     "undo": "undo",
     "index": "index",
     "memory": "memory",
+    "doctor": "doctor",
 }
 
 

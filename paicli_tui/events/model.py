@@ -80,6 +80,23 @@ class ModelRetry(Event):
 
 
 @dataclass(frozen=True)
+class ServerProbed(Event):
+    """What the local model server said about itself on first use
+    (llm/server_probe.py): its kind, slots and context (0: unknown), whether
+    it counts tokens, whether tool calls reach the model."""
+
+    name: ClassVar[str] = "server_probed"
+    kind: str
+    base_url: str
+    slots: int
+    context_tokens: int
+    context_source: str
+    tokenizer: bool
+    tools: str
+    structured: str
+
+
+@dataclass(frozen=True)
 class ModelQueued(Event):
     """The call waits for one of the model server's ``slots`` (one request
     per slot: llama-cpp-python cuts a running reply short when another

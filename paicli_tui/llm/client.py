@@ -131,6 +131,10 @@ class ChatClient:
         #: Counts tokens for replies without usage: the server's tokenizer
         #: once a probe found it (llm/server_probe.py), else characters.
         self.token_counter: Counter | None = None
+        #: Ask the server what it is on the first call (llm/server_probe.py).
+        self.probe_pending = False
+        #: server_slots was set: a probe does not resize the gate.
+        self.slots_pinned = False
 
     @classmethod
     def from_settings(
@@ -164,6 +168,8 @@ class ChatClient:
         if settings.api_key_env is not None or not is_local_url(resolved.base_url):
             client.api_key_env = resolved.api_key_env
         client.tool_calls_in_content = settings.tool_calls_in_content
+        client.probe_pending = settings.probe_server and client.gate is not None and is_local_url(resolved.base_url)
+        client.slots_pinned = settings.server_slots is not None
         return client
 
     def close(self) -> None:
@@ -190,6 +196,7 @@ class ChatClient:
         response_format: dict | None = None,
         max_tokens: int | None = None,
         hard_deadline: float | None = None,
+        tool_choice: dict | str | None = None,
     ) -> ChatResult:
         """One logical request. ``deadline`` (monotonic seconds) ends the call
         with ModelDeadlineError once passed, wherever it is waiting; time
@@ -197,6 +204,11 @@ class ChatClient:
         ``hard_deadline`` (the run's limit). ``response_format`` and
         ``max_tokens`` go into the body unless the server refused them
         earlier this session."""
+        if self.probe_pending:
+            self.probe_pending = False
+            from paicli_tui.llm.server_probe import adopt_probe
+
+            adopt_probe(self)
         call_id = _new_call_id()
         started = time.monotonic()
         bus = self.bus
@@ -210,6 +222,8 @@ class ChatClient:
             body["stream_options"] = {"include_usage": True}
         if tools:
             body["tools"] = tools
+            if tool_choice is not None:
+                body["tool_choice"] = tool_choice
         if max_tokens is not None and self._limit_key is not None:
             body[self._limit_key] = max_tokens
         if response_format is not None:

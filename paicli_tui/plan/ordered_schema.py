@@ -22,14 +22,15 @@ from __future__ import annotations
 
 from jsonschema import Draft202012Validator
 
+from paicli_tui.llm.grammar_text import bounded_text
+from paicli_tui.llm.structured_output import register_grammar_form
 from paicli_tui.plan.schema import PLAN_TYPES
 
 #: Steps a plan may have in this form (the planner prompt asks for 1 to 10).
 MAX_STEPS = 12
 
 
-def _text(limit: int) -> dict:
-    return {"type": "string", "pattern": f'^[^\\x00-\\x20"\\\\][^\\x00-\\x1F"\\\\]{{0,{limit - 1}}}$'}
+_text = bounded_text
 
 
 def _step(number: int) -> dict:
@@ -67,3 +68,5 @@ ORDERED_PLAN_SCHEMA: dict = {
     "additionalProperties": False,
 }
 Draft202012Validator.check_schema(ORDERED_PLAN_SCHEMA)
+# Whenever a plan request steps down to the grammar form, whatever the preset.
+register_grammar_form("paicli_plan", ORDERED_PLAN_SCHEMA)

@@ -176,6 +176,8 @@ def describe(event: ev.Event) -> Line | None:
             return Line(f"{event.task_id} {event.status}{detail}", kind)
         case ev.ReplanTriggered():
             return Line(f"replanning after {event.failed_task} failed: {event.reason}", "warning")
+        case ev.RunOutcomeRecorded() if event.status == "PARTIAL":
+            return Line(" · ".join(event.text.splitlines()[:2]), "warning")
         case ev.RunFinished():
             kind = "success" if event.status == "COMPLETED" else "warning"
             return Line(f"run {event.status}: {event.summary}", kind)

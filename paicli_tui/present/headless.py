@@ -91,6 +91,9 @@ class TextPrinter:
             self._line(f"◆ review {event.step_id} attempt {event.attempt}: {verdict}" + (f" — {_short(event.feedback)}" if event.feedback and not event.approved else ""))
         elif isinstance(event, ev.WorkerReportParsed) and event.status != "completed":
             self._line(f"◆ {event.step_id} report: {event.status} {_short(event.reason)}")
+        elif isinstance(event, ev.RunOutcomeRecorded) and event.status == "PARTIAL":
+            # The plan ran to its end, but its evidence says nothing was done.
+            self._line("\n".join(event.text.splitlines()[:2]))
         elif isinstance(event, ev.RunFinished):
             self._line(event.summary)
             if event.answer:

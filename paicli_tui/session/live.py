@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from paicli_tui.agent.budget import Budget, RunBudget
+from paicli_tui.agent.evidence import EvidenceRecorder, honest
 from paicli_tui.agent.loop import Agent
 from paicli_tui.config.settings import Settings, checked_mode, next_mode
 from paicli_tui.events import (
@@ -116,6 +117,8 @@ class Session:
         self._run_budget = RunBudget()
         self._usage_lock = threading.Lock()
         self.bus.subscribe(self._count_usage)
+        self.evidence = EvidenceRecorder()
+        self.bus.subscribe(self.evidence)
         self._jobs = ThreadPoolExecutor(max_workers=1, thread_name_prefix="paicli-session")
         self._cancel = threading.Event()
         self._busy = threading.Lock()
@@ -278,6 +281,7 @@ class Session:
             try:
                 outcome = self.redactor.scrub(job(*args))  # the final report and the UI show it
                 self._finish_checkpoints()
+                outcome = honest(outcome, self.evidence.current())
                 if outcome.kind != "command":
                     # Facts agents saved are kept before the outcome is recorded (P-9.4).
                     self.knowledge.end_run(cancelled=outcome.status.lower() == "cancelled")

@@ -20,10 +20,10 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from paicli_tui import events as ev
-from paicli_tui.present.headless import NO_USAGE
+from paicli_tui.present.headless import USAGE_ESTIMATED
 from paicli_tui.llm.client import ChatClient
 from paicli_tui.llm.structured_output import response_format
-from paicli_tui.llm.types import ModelCancelled, Usage
+from paicli_tui.llm.types import ModelCancelled
 from paicli_tui.plan.ordered_schema import ORDERED_PLAN_SCHEMA
 from paicli_tui.tools.files import ReadFile
 from tests.support.cli import events, ledger_lines, paicli_env, run_paicli
@@ -73,10 +73,13 @@ def test_a_streamed_reply_arrives_in_deltas_and_the_server_reports_no_usage(llam
     assert "".join(texts) == result.content and result.content.strip()
     assert result.finish_reason in ("stop", "length")
     # llama-cpp-python 0.3.36 ignores stream_options: a streamed reply has no
-    # usage chunk. The product must say so, not count zero tokens as spent.
-    assert result.usage_reported is False and result.usage == Usage()
+    # usage chunk. The product counts the tokens itself and marks them so,
+    # never zero tokens as spent.
+    assert result.usage_reported is False and result.usage.estimated
+    assert result.usage.prompt_tokens > 5 and result.usage.completion_tokens >= len(texts) - 1
     [response] = of(seen, ev.ModelResponse)
-    assert response.usage_reported is False
+    assert response.usage_reported is False and response.usage_estimated
+    assert response.ttft_s is not None and response.ttft_s > 0
     [request] = of(seen, ev.ModelRequest)
     assert request.max_tokens == 24
 
@@ -194,6 +197,9 @@ def test_paicli_run_plan_decodes_its_plan_under_the_preset_schema_and_gets_past_
     assert events(lines, "dispatch"), "the plan ran"
     responses = events(lines, "model_response")
     assert responses and not any(line["payload"]["usage_reported"] for line in responses)
-    assert proc.stderr.count(NO_USAGE) == 1, proc.stderr
+    assert all(line["payload"]["usage_estimated"] for line in responses)
+    assert proc.stderr.count(USAGE_ESTIMATED) == 1, proc.stderr
+    [probed] = events(lines, "server_probed")
+    assert probed["payload"]["kind"] == "llama-cpp-python" and probed["payload"]["tokenizer"] is True
     verified = run_paicli(["verify", lines[0]["session"]], home=paicli_home, cwd=workspace, env=paicli_env(paicli_home))
     assert verified.returncode == 0, verified.stdout + verified.stderr

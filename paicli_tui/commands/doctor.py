@@ -1,0 +1,87 @@
+"""`paicli doctor`: what the configured model server is and offers, in a
+few lines (kind, slots, context, tokenizer, whether tool calls reach the
+model, speed). Exit 1, with one line, when it cannot be reached."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import asdict, replace
+
+from paicli_tui.commands.common import fail, load_or_fail
+
+#: A tool the model is told to call, to see whether the server turns the
+#: reply into a real tool call.
+PROBE_TOOL = {"type": "function", "function": {
+    "name": "paicli_probe", "description": "Report that you can call tools.",
+    "parameters": {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}}}
+
+
+def measure(client, info):
+    """Two tiny calls: speed ("Say OK"), then tools (one tool, named in
+    ``tool_choice``). Through the client, so they queue for the slot."""
+    from paicli_tui.llm.types import ModelError
+
+    speed = client.chat([{"role": "user", "content": "Say OK."}], agent="probe", max_tokens=8)
+    try:
+        called = client.chat([{"role": "user", "content": "Call paicli_probe with ok true."}], agent="probe",
+                             tools=[PROBE_TOOL], max_tokens=24,
+                             tool_choice={"type": "function", "function": {"name": "paicli_probe"}})
+        reached = any(call.name == "paicli_probe" for call in called.tool_calls)
+    except ModelError:
+        reached = False
+    tools = info.tools if info.tools == "native" else ("forced" if reached else "none")
+    return replace(info, ttft_s=speed.ttft_s, gen_tps=speed.tokens_per_s, tools=tools)
+
+
+_TOOLS_WORDS = {
+    "native": "the server turns the model's tool calls into calls",
+    "forced": "turned into calls only when tool_choice names the tool: paicli constrains replies to a tool call or an answer",
+    "none": "the model's replies are never turned into tool calls: ReAct and tasks cannot touch a file",
+    "unknown": "not measured",
+}
+
+
+def lines(info, settings) -> list[str]:
+    slots = f"{info.slots} slot{'' if info.slots == 1 else 's'}" if info.slots else "slots unknown"
+    context = f"context {info.context_tokens} {info.context_source}" if info.context_tokens else "context unknown"
+    rows = [f"server   {info.kind} at {info.base_url} ({slots}, {context})",
+            f"tools    {_TOOLS_WORDS.get(info.tools, info.tools)}",
+            f"format   {info.structured}",
+            "tokens   " + ("counted with the server's tokenizer" if info.tokenizer
+                           else "estimated from characters when the server sends no usage")]
+    if info.ttft_s is not None:
+        speed = f"{info.gen_tps:.0f} tok/s" if info.gen_tps else "too short to tell"
+        rows.append(f"speed    first token {info.ttft_s:.2f} s · generation {speed}")
+    if settings.compact_profile():
+        limit = settings.task_max_tokens or settings.local_max_tokens
+        rows.append(f"profile  compact (local server): {limit} tokens a tool-loop call, plans of at most 8 steps")
+    rows += [f"note     {note}" for note in info.notes]
+    return rows
+
+
+def main(args: argparse.Namespace) -> int:
+    from paicli_tui.llm.client import ChatClient
+    from paicli_tui.llm.server_probe import ProbeError, describe_server, remember
+    from paicli_tui.llm.types import ModelError
+
+    settings = load_or_fail(args)
+    if isinstance(settings, int):
+        return settings
+    resolved = settings.resolved()
+    try:
+        info = describe_server(resolved.base_url, resolved.model, api_key=resolved.api_key())
+    except ProbeError as exc:
+        return fail(str(exc), 1)
+    remember(info)
+    if not args.no_calls:
+        with ChatClient.from_settings(settings.model_copy(update={"max_retries": 0}), session_id="doctor") as client:
+            try:
+                info = measure(client, info)
+            except ModelError as exc:
+                return fail(f"{resolved.base_url} did not answer a chat call: {exc}", 1)
+    if args.json:
+        print(json.dumps(asdict(info)))
+    else:
+        print("\n".join(lines(info, settings)))
+    return 0
