@@ -22,6 +22,8 @@ from paicli_tui.agent.compaction import compact
 from paicli_tui.agent.guard import RunawayGuard
 from paicli_tui.events import AgentFinished, AgentNote, Compaction, EventBus, HistoryCleared, ToolCallFinished, ToolCallStarted
 from paicli_tui.llm.types import ChatResult, ModelCancelled, ModelDeadlineError, ModelError, ToolCall, Usage
+from paicli_tui.llm.role_client import repair_request
+from paicli_tui.llm.tool_union import UnreadableUnionReply
 
 if TYPE_CHECKING:
     from paicli_tui.llm.client import ChatClient
@@ -126,6 +128,7 @@ class Agent:
         self.budget.restart_clock()
         turn_usage = Usage()
         guard = RunawayGuard()
+        repaired = False
         try:
             while True:
                 if cancel.is_set():
@@ -138,6 +141,15 @@ class Agent:
                     result = self._call(cancel, with_tools=self.registry is not None, deadline=self.budget.deadline())
                 except ModelDeadlineError:
                     return self._summarise(self.budget.exceeded() or "time limit reached", cancel, turn_usage)
+                except UnreadableUnionReply as exc:
+                    if repaired:
+                        raise
+                    # Once a turn, as for plans: the reply goes back with its exact error.
+                    repaired = True
+                    self.budget.charge(0)
+                    self.messages += [{"role": "assistant", "content": exc.reply},
+                                      {"role": "user", "content": repair_request(str(exc))}]
+                    continue
                 turn_usage = turn_usage + result.usage
                 self.messages.append(result.assistant_message())
                 if not result.tool_calls:

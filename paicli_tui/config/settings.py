@@ -189,6 +189,11 @@ class Settings(BaseModel):
     local_max_tokens: int = Field(512, ge=16)
     """``max_tokens`` of a tool-loop call under the local profile when
     ``task_max_tokens`` is not set."""
+    tool_mode: Literal["auto", "native", "union"] = "auto"
+    """How tool calls reach the model: ``native`` sends ``tools``; ``union``
+    constrains every reply to one tool call or a final answer through a JSON
+    Schema grammar (for servers that drop ``tools``); ``auto`` picks union
+    for a llama.cpp server whose probe found no native tool calls."""
     probe_server: bool = True
     """Ask a local server what it offers (kind, slots, tokenizer, tools) on
     first use; ``paicli doctor`` shows the answer."""
@@ -235,6 +240,14 @@ class Settings(BaseModel):
         if self.local_profile != "auto":
             return self.local_profile == "on"
         return self.provider != "demo" and is_local_url(self.resolved().base_url)
+
+    def tool_loop_max_tokens(self) -> int | None:
+        """``max_tokens`` of a tool-loop call: ``task_max_tokens``, else the
+        local profile's default (one rambling reply must not run until the
+        deadline), else none."""
+        if self.task_max_tokens is not None:
+            return self.task_max_tokens
+        return self.local_max_tokens if self.compact_profile() else None
 
     def resolved(self) -> "ResolvedProvider":
         preset = PRESETS[self.provider]

@@ -68,6 +68,9 @@ class ModelResponse(Event):
     queued_s: float = 0.0
     ttft_s: float | None = None
     tokens_per_s: float | None = None
+    #: How many of ``tool_calls`` were read from a reply constrained to one
+    #: tool call or a final answer (``tool_mode`` union), not from the server.
+    constrained_tool_calls: int = 0
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,8 @@ class ServerProbed(Event):
     tokenizer: bool
     tools: str
     structured: str
+    #: ``union`` when paicli constrains replies to a tool call or an answer.
+    tool_mode: str = "native"
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import json
 import os
 import random
@@ -40,13 +39,15 @@ import httpx
 from paicli_tui import __version__
 from paicli_tui import events as ev
 from paicli_tui.llm.call_clock import CallClock, emitter
+from paicli_tui.llm.call_events import RequestEvents, response_event
 from paicli_tui.llm.cancel import CANCEL_EXTENSION, CancelWatch, install_tracking
 from paicli_tui.llm.markup import recover_tool_calls
 from paicli_tui.llm.reader import ReplyReader
 from paicli_tui.llm.refusals import NAMES_A_FORM, refused_field
 from paicli_tui.llm.retry import MIN_RETRY_DELAY, backoff_delay
 from paicli_tui.llm.slots import SlotGate, gate_for
-from paicli_tui.llm.structured_output import at_most, kind_of, weaker
+from paicli_tui.llm.tool_union import UnreadableUnionReply, as_plain_transcript, read_union_reply, union_schema
+from paicli_tui.llm.structured_output import at_most, grammar_schema, kind_of, weaker
 from paicli_tui.llm.types import (
     ChatResult,
     DeltaCallback,
@@ -118,8 +119,8 @@ class ChatClient:
         #: Read <tool_call> blocks in a reply's text as calls (the setting
         #: tool_calls_in_content), for requests that offered tools.
         self.tool_calls_in_content = False
-        self._sent: dict[str, int] = {}
         self._sent_lock = threading.Lock()
+        self._requests = RequestEvents()
         #: Optional fields the server refused this session (see the module doc).
         self.dropped: set[str] = set()
         #: The strongest ``response_format`` form this server still gets.
@@ -131,6 +132,11 @@ class ChatClient:
         #: Counts tokens for replies without usage: the server's tokenizer
         #: once a probe found it (llm/server_probe.py), else characters.
         self.token_counter: Counter | None = None
+        #: native: ``tools`` go to the server; union: every reply with tools
+        #: is constrained to one tool call or a final answer (llm/tool_union.py).
+        self.tool_mode = "native"
+        #: A probe may switch tool_mode to union (the setting tool_mode = auto).
+        self.tool_mode_auto = False
         #: Ask the server what it is on the first call (llm/server_probe.py).
         self.probe_pending = False
         #: server_slots was set: a probe does not resize the gate.
@@ -170,6 +176,8 @@ class ChatClient:
         client.tool_calls_in_content = settings.tool_calls_in_content
         client.probe_pending = settings.probe_server and client.gate is not None and is_local_url(resolved.base_url)
         client.slots_pinned = settings.server_slots is not None
+        client.tool_mode = "union" if settings.tool_mode == "union" else "native"
+        client.tool_mode_auto = settings.tool_mode == "auto"
         return client
 
     def close(self) -> None:
@@ -197,6 +205,7 @@ class ChatClient:
         max_tokens: int | None = None,
         hard_deadline: float | None = None,
         tool_choice: dict | str | None = None,
+        final_format: dict | None = None,
     ) -> ChatResult:
         """One logical request. ``deadline`` (monotonic seconds) ends the call
         with ModelDeadlineError once passed, wherever it is waiting; time
@@ -215,12 +224,17 @@ class ChatClient:
         response_format = at_most(response_format, self.format_ceiling)
         if self._limit_key is None:
             max_tokens = None
+        union = bool(tools) and self.tool_mode == "union" and self.format_ceiling in ("json_schema", "json_object_schema")
         if bus is not None:
-            bus.publish(self._request_event(messages, agent, tools, call_id, max_tokens, response_format))
+            bus.publish(self._requests.request(self.model, messages, agent, tools, call_id, max_tokens, response_format))
         body: dict = {"model": self.model, "messages": messages, "stream": stream}
         if stream:
             body["stream_options"] = {"include_usage": True}
-        if tools:
+        if union:
+            # The history stays canonical; only the wire form changes (llm/tool_union.py).
+            body["messages"] = as_plain_transcript(messages, tools or [])
+            response_format = {"type": "json_object", "schema": union_schema(tools or [], grammar_schema(final_format))}
+        elif tools:
             body["tools"] = tools
             if tool_choice is not None:
                 body["tool_choice"] = tool_choice
@@ -289,8 +303,17 @@ class ChatClient:
         if tools and self.tool_calls_in_content:
             result = recover_tool_calls(result)
         result = self._with_figures(result, clock, messages, tools)
+        unreadable = None
+        if union and "response_format" in body:
+            try:
+                result = read_union_reply(result, tools or [], call_id)
+            except UnreadableUnionReply as exc:
+                unreadable = exc
         if bus is not None:
-            bus.publish(self._response_event(result, agent, call_id, time.monotonic() - started))
+            bus.publish(response_event(result, agent, call_id, time.monotonic() - started))
+        if unreadable is not None:
+            self._publish_error(agent, call_id, unreadable)
+            raise unreadable
         return result
 
     def _take_slot(
@@ -400,38 +423,6 @@ class ChatClient:
                 response.close()
 
     # -- events -----------------------------------------------------------------
-
-    def _request_event(
-        self, messages: list[dict], agent: str, tools: list[dict] | None, call_id: str,
-        max_tokens: int | None, response_format: dict | None,
-    ) -> ev.ModelRequest:
-        with self._sent_lock:
-            previous = self._sent.get(agent, 0)
-            self._sent[agent] = len(messages)
-        new = messages[previous:] if previous <= len(messages) else messages
-        system = ""
-        if messages and messages[0].get("role") == "system":
-            content = messages[0].get("content")
-            text = content if isinstance(content, str) else json.dumps(content, sort_keys=True)
-            system = hashlib.sha256(text.encode("utf-8")).hexdigest()
-        names = tuple((tool.get("function") or {}).get("name") or tool.get("name", "") for tool in tools or ())
-        return ev.ModelRequest(
-            actor=agent, call_id=call_id, model=self.model, tools=names,
-            message_count=len(messages), system_sha256=system, new_messages=tuple(new),
-            max_tokens=max_tokens, response_format="" if response_format is None else kind_of(response_format),
-        )
-
-    def _response_event(self, result: ChatResult, agent: str, call_id: str, duration: float) -> ev.ModelResponse:
-        return ev.ModelResponse(
-            actor=agent, call_id=call_id, content=result.content, reasoning=result.reasoning,
-            tool_calls=tuple({"id": c.id, "name": c.name, "arguments": c.arguments} for c in result.tool_calls),
-            finish_reason=result.finish_reason, prompt_tokens=result.usage.prompt_tokens,
-            completion_tokens=result.usage.completion_tokens, cached_tokens=result.usage.cached_tokens,
-            duration_s=round(duration, 3), unexecuted_markup=result.unexecuted_markup,
-            recovered_tool_calls=result.recovered_tool_calls, usage_reported=result.usage_reported,
-            usage_estimated=result.usage.estimated, queued_s=result.queued_s, ttft_s=result.ttft_s,
-            tokens_per_s=result.tokens_per_s,
-        )
 
     def _publish_error(self, agent: str, call_id: str, error: ModelError) -> None:
         if self.bus is None:

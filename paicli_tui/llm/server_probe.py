@@ -179,12 +179,14 @@ def adopt_probe(client) -> ServerInfo | None:
     if info.llama_family and client.format_ceiling == "json_schema":
         # llama.cpp's servers take the schema beside json_object, whatever the preset said.
         client.format_ceiling = "json_object_schema"
+    if client.tool_mode_auto and info.llama_family and info.tools != "native":
+        client.tool_mode = "union"
     if fresh and client.bus is not None:
         from paicli_tui import events as ev
 
         client.bus.publish(ev.ServerProbed(
             actor="session", kind=info.kind, base_url=info.base_url, slots=info.slots or 0,
             context_tokens=info.context_tokens or 0, context_source=info.context_source,
-            tokenizer=bool(info.tokenizer), tools=info.tools, structured=info.structured,
+            tokenizer=bool(info.tokenizer), tools=info.tools, structured=info.structured, tool_mode=client.tool_mode,
         ))
     return info

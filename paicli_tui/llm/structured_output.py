@@ -45,6 +45,16 @@ def response_format(kind: ResponseFormatKind | str, name: str, schema: dict[str,
     return None
 
 
+def grammar_schema(field: dict | None) -> dict[str, Any] | None:
+    """The schema of a request field in its grammar form (None: no schema)."""
+    if not field:
+        return None
+    if field.get("type") == "json_schema":
+        inner = field.get("json_schema") or {}
+        return GRAMMAR_FORMS.get(inner.get("name", ""), inner.get("schema"))
+    return field.get("schema")
+
+
 def kind_of(field: dict | None) -> ResponseFormatKind:
     """Which rung of ``LADDER`` a request field is (``none`` for None)."""
     if not field:

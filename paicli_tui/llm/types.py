@@ -76,6 +76,9 @@ class ChatResult:
     queued_s: float = 0.0
     ttft_s: float | None = None
     tokens_per_s: float | None = None
+    #: How many of ``tool_calls`` were read from a reply constrained to the
+    #: tool-call union (llm/tool_union.py), not parsed by the server.
+    constrained_tool_calls: int = 0
 
     def assistant_message(self) -> dict:
         """The assistant turn to append to history. Content is ``""`` rather

@@ -28,6 +28,9 @@ from paicli_tui.plan.schema import PLAN_TYPES
 
 #: Steps a plan may have in this form (the planner prompt asks for 1 to 10).
 MAX_STEPS = 12
+#: Steps under the compact local profile: a small model asked for more
+#: fills them with the same few steps again.
+LOCAL_MAX_STEPS = 8
 
 
 _text = bounded_text
@@ -57,16 +60,20 @@ def _steps(count: int) -> dict:
     return {"type": "array", "prefixItems": [_step(n) for n in range(1, count + 1)], "minItems": count, "maxItems": count}
 
 
-ORDERED_PLAN_SCHEMA: dict = {
-    "type": "object",
-    "$defs": {"description": _text(240), "type": {"enum": list(PLAN_TYPES)}},
-    "properties": {
-        "summary": _text(160),
-        "steps": {"anyOf": [_steps(count) for count in range(1, MAX_STEPS + 1)]},
-    },
-    "required": ["summary", "steps"],
-    "additionalProperties": False,
-}
+def ordered_plan_schema(max_steps: int = MAX_STEPS) -> dict:
+    return {
+        "type": "object",
+        "$defs": {"description": _text(240), "type": {"enum": list(PLAN_TYPES)}},
+        "properties": {
+            "summary": _text(160),
+            "steps": {"anyOf": [_steps(count) for count in range(1, max_steps + 1)]},
+        },
+        "required": ["summary", "steps"],
+        "additionalProperties": False,
+    }
+
+
+ORDERED_PLAN_SCHEMA: dict = ordered_plan_schema()
 Draft202012Validator.check_schema(ORDERED_PLAN_SCHEMA)
 # Whenever a plan request steps down to the grammar form, whatever the preset.
 register_grammar_form("paicli_plan", ORDERED_PLAN_SCHEMA)

@@ -58,6 +58,8 @@ class TextPrinter:
         elif isinstance(event, ev.ToolCallFinished):
             mark = "✓" if event.ok else "✗"
             self._line(f"  {mark} [{event.actor}] {event.tool}: {_short(event.summary)}")
+        elif isinstance(event, ev.ServerProbed) and event.tool_mode == "union":
+            self._line(f"! {CONSTRAINED_TOOLS}", self.err)
         elif isinstance(event, ev.ModelQueued) and event.actor not in self._told_queued:
             self._told_queued.add(event.actor)
             self._line(f"… [{event.actor}] {queued_words(event.slots)}", self.err)
@@ -128,6 +130,9 @@ NO_USAGE = ("the server sent no token usage with its reply (stream_options ignor
             "token counts and token budgets leave such calls out")
 
 
+#: Said once, when the probe found a server that drops ``tools``.
+CONSTRAINED_TOOLS = ("the model server does not turn replies into tool calls: paicli constrains every reply "
+                     "to one tool call or a final answer (tool_mode = union)")
 USAGE_ESTIMATED = ("the server sent no token usage with its reply (stream_options ignored): "
                    "paicli counts the tokens itself and marks the figures ≈")
 

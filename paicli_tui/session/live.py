@@ -378,7 +378,7 @@ class Session:
         from paicli_tui.llm.role_client import RoleClient
 
         prompt = self.assembler.system_prompt(role, approval_mode=self._approval_mode, task_type=task_type)
-        limit = self.settings.task_max_tokens
+        limit = self.settings.tool_loop_max_tokens()
         return Agent(
             name,
             client=RoleClient(self.client, max_tokens=limit, tool_max_tokens=limit),
