@@ -7,6 +7,7 @@ by the strict readers."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from jsonschema import Draft202012Validator
@@ -42,7 +43,7 @@ def test_a_completed_report_carries_no_reason_and_parses():
     assert validator.is_valid(completed)
     assert not validator.is_valid({**completed, "reason": "completed"})
     assert not validator.is_valid({**completed, "result": "two\nlines"}), "no raw control characters"
-    assert not validator.is_valid({**completed, "result": "x" * 801}), "bounded"
+    assert not validator.is_valid({**completed, "result": "x" * 601}), "bounded"
     assert parse_worker_report(json.dumps(completed)).status == "completed"
 
 
@@ -66,3 +67,13 @@ def test_each_grammar_form_converts_without_falling_back(name, strict, grammar):
                "paicli_plan": '\\"t8\\"'}[name]
     assert literal in text
     assert "x00-\\x1F" in text or "x00-\\x20" in text, "text fields exclude control characters"
+
+
+def test_no_text_bound_is_long_enough_to_crash_the_server():
+    from paicli_tui.llm.grammar_text import MAX_BOUND, bounded_text
+
+    with pytest.raises(ValueError, match="at most|1 to 800"):
+        bounded_text(MAX_BOUND + 1)
+    for _, _, grammar in FORMS:
+        for bound in re.findall(r"\{0,(\d+)\}", json.dumps(grammar)):
+            assert int(bound) < MAX_BOUND

@@ -19,6 +19,9 @@ from paicli_tui.llm.slots import SlotGate, gate_for, server_root
 from paicli_tui.llm.types import ModelCancelled, ModelDeadlineError, ModelInterrupted
 from tests.support.server import LoopbackServer
 
+#: What makes the loopback server pass for llama-cpp-python (one slot) to the probe.
+ONE_SLOT_SERVER = {("GET", "/openapi.json"): {"info": {"title": "🦙 llama.cpp Python API"}, "paths": {}}}
+
 
 def recording_bus() -> EventBus:
     bus = EventBus("sess-slots")
@@ -61,7 +64,8 @@ def test_without_a_gate_parallel_calls_cut_each_other_off():
 
 
 def test_one_slot_serialises_calls_and_announces_the_wait():
-    with LoopbackServer(Script(default=lambda r: slow_reply("word " * 20)), interrupting=True) as server:
+    with LoopbackServer(Script(default=lambda r: slow_reply("word " * 20)), routes=ONE_SLOT_SERVER,
+                        interrupting=True) as server:
         bus = recording_bus()
         results = _four_parallel_calls(server, Settings(provider="custom", base_url=server.base_url), bus)
     assert server.peak_in_flight == 1 and server.interrupted == 0
@@ -96,7 +100,7 @@ def _four_parallel_calls(server, settings: Settings, bus: EventBus | None = None
 
 
 def test_time_queued_does_not_count_against_the_call_deadline():
-    with LoopbackServer(Script(default=lambda r: Reply(content="ok", delay=0.6))) as server:
+    with LoopbackServer(Script(default=lambda r: Reply(content="ok", delay=0.6)), routes=ONE_SLOT_SERVER) as server:
         settings = Settings(provider="custom", base_url=server.base_url, max_retries=0)
         first = ChatClient.from_settings(settings, session_id="a")
         second = ChatClient.from_settings(settings, session_id="b")
@@ -122,6 +126,14 @@ def test_the_hard_deadline_binds_while_queued():
         gate.acquire(cancel=cancel)
     gate.release()
     assert gate.acquire() < 0.05
+
+
+def test_a_server_of_unknown_kind_is_not_held_to_one_slot():
+    """Before its probe a local server gets one slot; a server that says
+    nothing about slots (a proxy, vLLM) then serves calls side by side."""
+    with LoopbackServer(Script(default=lambda r: slow_reply("word " * 20))) as server:
+        results = _four_parallel_calls(server, Settings(provider="custom", base_url=server.base_url))
+    assert server.peak_in_flight > 1 and results == ["word " * 20] * 4
 
 
 def test_slots_follow_the_server_and_the_setting():

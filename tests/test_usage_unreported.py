@@ -70,3 +70,17 @@ def test_nothing_is_said_when_the_server_reports_usage():
     printer = TextPrinter(out=io.StringIO(), err=err)
     printer(response("react", reported=True))
     assert NO_USAGE not in err.getvalue()
+
+
+def test_report_shows_time_to_first_token_and_speed(tmp_path):
+    from paicli_tui.present.event_lines import speed_words
+
+    script = Script({"react": [Reply(content="slow answer", chunk_chars=2, chunk_delay=0.01, usage=None)]})
+    path = record(tmp_path, "react", "q", script)
+    payload = [line["payload"] for line in lines_of(path) if line["event"] == "model_response"][0]
+    assert payload["ttft_s"] is not None and payload["ttft_s"] >= 0
+    assert payload["tokens_per_s"] is not None and payload["tokens_per_s"] > 0
+    (report,) = session_reports(path)
+    assert report["totals"]["mean_ttft_s"] is not None
+    assert "first token" in headline(report)[2] and "tok/s" in headline(report)[2]
+    assert speed_words(2.5, 19.4) == "⏱ first token 2.5 s · 19 tok/s"

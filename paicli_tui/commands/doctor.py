@@ -9,6 +9,7 @@ import json
 from dataclasses import asdict, replace
 
 from paicli_tui.commands.common import fail, load_or_fail
+from paicli_tui.present.server_text import server_lines
 
 #: A tool the model is told to call, to see whether the server turns the
 #: reply into a real tool call.
@@ -23,6 +24,7 @@ def measure(client, info):
     from paicli_tui.llm.types import ModelError
 
     speed = client.chat([{"role": "user", "content": "Say OK."}], agent="probe", max_tokens=8)
+    client.tool_mode = "native"  # what the server itself does with tools is the question
     try:
         called = client.chat([{"role": "user", "content": "Call paicli_probe with ok true."}], agent="probe",
                              tools=[PROBE_TOOL], max_tokens=24,
@@ -32,32 +34,6 @@ def measure(client, info):
         reached = False
     tools = info.tools if info.tools == "native" else ("forced" if reached else "none")
     return replace(info, ttft_s=speed.ttft_s, gen_tps=speed.tokens_per_s, tools=tools)
-
-
-_TOOLS_WORDS = {
-    "native": "the server turns the model's tool calls into calls",
-    "forced": "turned into calls only when tool_choice names the tool: paicli constrains replies to a tool call or an answer",
-    "none": "the model's replies are never turned into tool calls: ReAct and tasks cannot touch a file",
-    "unknown": "not measured",
-}
-
-
-def lines(info, settings) -> list[str]:
-    slots = f"{info.slots} slot{'' if info.slots == 1 else 's'}" if info.slots else "slots unknown"
-    context = f"context {info.context_tokens} {info.context_source}" if info.context_tokens else "context unknown"
-    rows = [f"server   {info.kind} at {info.base_url} ({slots}, {context})",
-            f"tools    {_TOOLS_WORDS.get(info.tools, info.tools)}",
-            f"format   {info.structured}",
-            "tokens   " + ("counted with the server's tokenizer" if info.tokenizer
-                           else "estimated from characters when the server sends no usage")]
-    if info.ttft_s is not None:
-        speed = f"{info.gen_tps:.0f} tok/s" if info.gen_tps else "too short to tell"
-        rows.append(f"speed    first token {info.ttft_s:.2f} s · generation {speed}")
-    if settings.compact_profile():
-        limit = settings.task_max_tokens or settings.local_max_tokens
-        rows.append(f"profile  compact (local server): {limit} tokens a tool-loop call, plans of at most 8 steps")
-    rows += [f"note     {note}" for note in info.notes]
-    return rows
 
 
 def main(args: argparse.Namespace) -> int:
@@ -83,5 +59,5 @@ def main(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(asdict(info)))
     else:
-        print("\n".join(lines(info, settings)))
+        print("\n".join(server_lines(info, settings)))
     return 0

@@ -330,9 +330,9 @@ class ChatClient:
             waited = self.gate.acquire(cancel, hard_deadline, announce)
             clock.queued_s += waited
             if deadline is not None and waited > 0:
-                deadline += waited
-                if hard_deadline is not None:
-                    deadline = min(deadline, hard_deadline)
+                # Moved later by the wait, up to the run's own limit; never earlier.
+                later = deadline + waited
+                deadline = max(deadline, min(later, hard_deadline)) if hard_deadline is not None else later
         clock.sent()
         return deadline
 

@@ -30,6 +30,10 @@ LLAMA_CPP_PYTHON_DEFAULT_CTX = 2048
 _CONTEXT_ERROR = re.compile(r"maximum context length is (\d+) tokens")
 
 
+#: The gate's size for a server that reports no slot limit.
+UNLIMITED_SLOTS = 64
+
+
 class ProbeError(Exception):
     """The server could not be reached at all; one line."""
 
@@ -172,8 +176,10 @@ def adopt_probe(client) -> ServerInfo | None:
                 info = remember(describe_server(client.base_url, client.model, api_key=client._api_key))
             except ProbeError:
                 return None
-    if client.gate is not None and info.slots and not client.slots_pinned:
-        client.gate.resize(info.slots)
+    if client.gate is not None and not client.slots_pinned:
+        # A server of unknown kind (a proxy, vLLM) serves requests side by
+        # side: only a known slot count limits what is in flight.
+        client.gate.resize(info.slots or UNLIMITED_SLOTS)
     if info.tokenizer:
         client.token_counter = lambda text: count_tokens(info, text)
     if info.llama_family and client.format_ceiling == "json_schema":

@@ -24,7 +24,7 @@ from paicli_tui.llm.grammar_text import bounded_text
 from paicli_tui.llm.types import ChatResult, ModelResponseError, ToolCall
 
 #: The longest final answer a union reply may hold (characters).
-FINAL_CHARS = 1200
+FINAL_CHARS = 600
 #: One line per tool in the prompt: its name, parameters, first sentence.
 DESCRIPTION_CHARS = 90
 

@@ -114,6 +114,15 @@ def attachment_chips(records) -> str:
     return " · ".join(chips)
 
 
+#: A first token this late is worth a line: where a local model's time goes.
+SLOW_FIRST_TOKEN_S = 2.0
+
+
+def speed_words(ttft_s: float, tokens_per_s: float | None) -> str:
+    speed = f" · {tokens_per_s:.0f} tok/s" if tokens_per_s else ""
+    return f"⏱ first token {ttft_s:.1f} s{speed}"
+
+
 def queued_words(slots: int) -> str:
     """What a call queued for a model-server slot shows."""
     return f"waiting for the model server ({slots} slot{'' if slots == 1 else 's'}, one request each)"

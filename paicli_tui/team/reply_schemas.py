@@ -47,10 +47,10 @@ for _schema in (WORKER_REPORT_SCHEMA, REVIEW_VERDICT_SCHEMA):
 WORKER_REPORT_GRAMMAR_SCHEMA: dict = {
     "anyOf": [
         {"type": "object",
-         "properties": {"status": {"const": "completed"}, "result": bounded_text(800), "reason": {"type": "null"}},
+         "properties": {"status": {"const": "completed"}, "result": bounded_text(600), "reason": {"type": "null"}},
          "required": ["status", "result", "reason"], "additionalProperties": False},
         {"type": "object",
-         "properties": {"status": {"const": "blocked"}, "result": bounded_text(800), "reason": bounded_text(300)},
+         "properties": {"status": {"const": "blocked"}, "result": bounded_text(600), "reason": bounded_text(300)},
          "required": ["status", "result", "reason"], "additionalProperties": False},
     ]
 }
