@@ -124,8 +124,8 @@ def describe_server(base_url: str, model: str, *, api_key: str | None = None, ti
             tokenizer = f"{root}/extras/tokenize/count" if "/extras/tokenize/count" in (api.get("paths") or {}) else ""
             return ServerInfo(base, "llama-cpp-python", 1, LLAMA_CPP_PYTHON_DEFAULT_CTX, "assumed", tokenizer,
                               "unknown", "json_object_schema",
-                              notes=("started without --interrupt_requests False, it cuts a reply short whenever "
-                                     "another request arrives; paicli sends one request at a time",))
+                              notes=("unless started with --interrupt_requests False it cuts a running reply short "
+                                     "whenever another request arrives: paicli sends one request at a time",))
         show = ask("POST", f"{root}/api/show", {"model": model})
         if show and ("capabilities" in show or "model_info" in show):
             match = re.search(r"num_ctx\s+(\d+)", str(show.get("parameters") or ""))
