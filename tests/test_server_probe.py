@@ -70,7 +70,7 @@ def test_the_first_call_fits_the_client_to_the_server():
         settings = Settings(provider="custom", base_url=server.base_url, model="m")
         with ChatClient.from_settings(settings, session_id="s", bus=bus) as client:
             result = client.chat([{"role": "user", "content": "one two three"}], agent="planner",
-                                 response_format=response_format("json_schema", "paicli_plan", {"type": "object"}))
+                                 response_format=response_format("json_schema", "a_reply", {"type": "object"}))
         body = server.requests[0].body
     assert body["response_format"] == {"type": "json_object", "schema": {"type": "object"}}
     assert result.usage.estimated and result.usage.prompt_tokens == 3 + 5 + 4  # tokenizer words + template
