@@ -258,6 +258,7 @@ def test_an_interrupted_stream_is_asked_again_and_one_slot_prevents_it(llama):
 
 
 def test_a_constrained_reply_is_assembled_into_a_real_tool_call(llama, tmp_path):
+    from paicli_tui.llm.tool_union import UnreadableUnionReply
     from paicli_tui.tools.listing import ListDir
 
     tools = [ReadFile(tmp_path).schema(), ListDir(tmp_path).schema()]
@@ -265,9 +266,14 @@ def test_a_constrained_reply_is_assembled_into_a_real_tool_call(llama, tmp_path)
     with client(llama) as model:
         model.tool_mode = "union"
         for ask in ("Read the file notes.txt", "List the files in the folder src", "Show me what is in app.py"):
-            result = model.chat([{"role": "system", "content": "You are a coding agent."},
-                                 {"role": "user", "content": ask}], agent="react", tools=tools, max_tokens=60)
-            # Every reply is one tool call or a final answer: it always parses.
+            try:
+                result = model.chat([{"role": "system", "content": "You are a coding agent."},
+                                     {"role": "user", "content": ask}], agent="react", tools=tools, max_tokens=200)
+            except UnreadableUnionReply as exc:
+                # Only an answer cut at the output limit may be unfinished; any
+                # finished reply is one tool call or a final answer.
+                assert "cut at the output limit" in str(exc)
+                continue
             assert result.tool_calls or result.content.strip()
             calls += bool(result.tool_calls)
             for call in result.tool_calls:
