@@ -7,19 +7,12 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from paicli_tui.present.figures import format_cost, format_tokens
 from paicli_tui.records.sessions import outcome_word
 
 #: Columns of the timeline's bars (the lanes' names come before them).
 TIMELINE_COLUMNS = 60
 _DESCRIPTION_CHARS = 40
-
-
-def _tokens(count: int) -> str:
-    if count < 1000:
-        return str(count)
-    if count < 100_000:
-        return f"{count / 1000:.1f}k"
-    return f"{round(count / 1000):,}k"
 
 
 def _seconds(value: float | None) -> str:
@@ -29,7 +22,7 @@ def _seconds(value: float | None) -> str:
 
 
 def _cost(value: float, priced: bool) -> str:
-    return f"${value:.4f}" if priced else "–"
+    return format_cost(value) if priced else "–"
 
 
 def _cut(text: str, limit: int) -> str:
@@ -60,7 +53,7 @@ def token_figure(used: int, cached: int, totals: dict) -> str:
     estimated = int(totals.get("calls_estimated", 0))
     if calls and unreported == calls:
         return f"tokens unknown ({_count(calls, 'call', 'calls')} without usage)"
-    figure = f"{_tokens(used)} tokens ({_tokens(cached)} cached)"
+    figure = f"{format_tokens(used, ' tokens')} ({format_tokens(cached, '')} cached)"
     if estimated:
         figure = f"≈{figure[:-1]}; estimated for {estimated} of {calls} calls)"
     if unreported:
@@ -104,7 +97,7 @@ def task_rows(report: dict) -> list[tuple[str, ...]]:
         tokens = task.get("tokens", {})
         rows.append((task["id"], outcome_word(task.get("status", "")) if task.get("status") != "SKIPPED" else "skipped",
                      task.get("worker") or "–", str(task.get("attempts", 0)), _verdicts(task),
-                     _seconds(_duration(task)), _tokens(int(tokens.get("prompt", 0)) + int(tokens.get("completion", 0))),
+                     _seconds(_duration(task)), format_tokens(int(tokens.get("prompt", 0)) + int(tokens.get("completion", 0)), ""),
                      _cost(float(task.get("cost", 0.0)), priced), _cut(task.get("description", ""), _DESCRIPTION_CHARS)))
     return rows
 
