@@ -128,6 +128,13 @@ def build_parser() -> argparse.ArgumentParser:
     _model_flags(index, sub=True)
     index.add_argument("--json", action="store_true", help="print the report as one JSON object")
 
+    doctor = sub.add_parser("doctor", help="whether commands run in the OS sandbox here; what the model server is and "
+                                           "offers: slots, context, tokenizer, tool calls, speed")
+    _model_flags(doctor, sub=True)
+    doctor.add_argument("--only", choices=("sandbox", "server"), help="check one part only")
+    doctor.add_argument("--json", action="store_true", help="print the server's description as one JSON object")
+    doctor.add_argument("--no-calls", action="store_true", help="only read the server's information endpoints")
+
     memory = sub.add_parser("memory", help="list, search, add or delete the facts saved for the workspace")
     memory.add_argument("--workspace", "-w", metavar="DIR", default=argparse.SUPPRESS,
                         help="project folder whose facts these are (default: current)")
@@ -147,8 +154,6 @@ def build_parser() -> argparse.ArgumentParser:
     for action in (listing, searching, adding, deleting):
         action.add_argument("--workspace", "-w", metavar="DIR", default=argparse.SUPPRESS,
                             help="project folder whose facts these are (default: current)")
-    doctor = sub.add_parser("doctor", help="say whether commands run in the OS sandbox here, and why not")
-    doctor.add_argument("--workspace", "-w", metavar="DIR", help="project folder (default: current)")
     return parser
 
 

@@ -204,8 +204,8 @@ def _sleeping(tag: str) -> list[int]:
 def test_doctor_says_whether_commands_are_confined(workspace, paicli_home):
     from tests.support.cli import paicli_env, run_paicli
 
-    done = run_paicli(["doctor", "-w", str(workspace)], home=paicli_home, cwd=workspace)
+    done = run_paicli(["doctor", "--only", "sandbox", "-w", str(workspace)], home=paicli_home, cwd=workspace)
     assert done.returncode == 0 and "sandbox: on" in done.stdout and "bubblewrap 0.11.0" in done.stdout
-    broken = run_paicli(["doctor", "-w", str(workspace)], home=paicli_home, cwd=workspace,
+    broken = run_paicli(["doctor", "--only", "sandbox", "-w", str(workspace)], home=paicli_home, cwd=workspace,
                         env=paicli_env(paicli_home, PAICLI_SANDBOX="required", PAICLI_SANDBOX_BINARY="/bin/false"))
     assert broken.returncode == 1 and 'refused: sandbox = "required"' in broken.stdout

@@ -28,6 +28,15 @@ class Budget:
         self.turns += 1
         self.tokens += tokens
 
+    def credit(self, seconds: float) -> None:
+        """Give back time spent waiting for a model server slot."""
+        if seconds > 0:
+            self.started += seconds
+
+    def run_deadline(self) -> float | None:
+        """The run's own time limit, which no queueing moves."""
+        return self.run.deadline() if self.run is not None else None
+
     def exceeded(self) -> str | None:
         """Which limit is used up, as words for the person, or None."""
         if self.max_turns is not None and self.turns >= self.max_turns:

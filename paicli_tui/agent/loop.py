@@ -22,6 +22,8 @@ from paicli_tui.agent.compaction import compact
 from paicli_tui.agent.guard import RunawayGuard
 from paicli_tui.events import AgentFinished, AgentNote, Compaction, EventBus, HistoryCleared, ToolCallFinished, ToolCallStarted
 from paicli_tui.llm.types import ChatResult, ModelCancelled, ModelDeadlineError, ModelError, ToolCall, Usage
+from paicli_tui.llm.role_client import repair_request
+from paicli_tui.llm.tool_union import UnreadableUnionReply
 
 if TYPE_CHECKING:
     from paicli_tui.llm.client import ChatClient
@@ -126,6 +128,7 @@ class Agent:
         self.budget.restart_clock()
         turn_usage = Usage()
         guard = RunawayGuard()
+        repaired = False
         try:
             while True:
                 if cancel.is_set():
@@ -138,6 +141,15 @@ class Agent:
                     result = self._call(cancel, with_tools=self.registry is not None, deadline=self.budget.deadline())
                 except ModelDeadlineError:
                     return self._summarise(self.budget.exceeded() or "time limit reached", cancel, turn_usage)
+                except UnreadableUnionReply as exc:
+                    if repaired:
+                        raise
+                    # Once a turn, as for plans: the reply goes back with its exact error.
+                    repaired = True
+                    self.budget.charge(0)
+                    self.messages += [{"role": "assistant", "content": exc.reply},
+                                      {"role": "user", "content": repair_request(str(exc))}]
+                    continue
                 turn_usage = turn_usage + result.usage
                 self.messages.append(result.assistant_message())
                 if not result.tool_calls:
@@ -158,7 +170,12 @@ class Agent:
 
     def _call(self, cancel: threading.Event, *, with_tools: bool, deadline: float | None) -> ChatResult:
         tools = self.registry.schemas() if (with_tools and self.registry is not None) else None
-        result = self.client.chat(self.messages, agent=self.name, tools=tools or None, cancel=cancel, deadline=deadline)
+        limit = self.budget.run_deadline()
+        queue_limit = {} if limit is None else {"hard_deadline": limit}
+        result = self.client.chat(self.messages, agent=self.name, tools=tools or None, cancel=cancel, deadline=deadline,
+                                  **queue_limit)
+        # Time queued for a server slot is not this agent's: its clock starts when its call is sent.
+        self.budget.credit(result.queued_s)
         self.usage = self.usage + result.usage
         self.budget.charge(result.usage.total)
         return result

@@ -124,7 +124,8 @@ def _run(args, settings, workspace, goal, plan, out, err, shutdown: SignalShutdo
             detail = lines[0] if lines and lines[0] != "cancelled" else ""
             print("paicli: cancelled" + (f": {detail}" if detail else ""), file=err)
         else:
-            print(f"paicli: {outcome.kind} {outcome.status}" + (f": {lines[0]}" if lines else ""), file=err)
+            evidence = f" ({lines[1]})" if outcome.status == "PARTIAL" and len(lines) > 1 else ""
+            print(f"paicli: {outcome.kind} {outcome.status}" + (f": {lines[0]}{evidence}" if lines else ""), file=err)
     return 0 if outcome.ok else 1
 
 

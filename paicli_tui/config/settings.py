@@ -203,6 +203,26 @@ class Settings(BaseModel):
     task_max_tokens: int | None = Field(None, ge=1)
     """``max_tokens`` of ReAct, /plan task and worker tool-loop calls;
     None (the default) sends no limit."""
+    server_slots: int | None = Field(None, ge=0, le=64)
+    """Model requests sent to one server at once. Unset: one for a server on
+    this machine (llama-cpp-python cuts a running reply short when another
+    arrives; a probe may find more slots), no limit for a remote provider;
+    0: no limit."""
+    local_profile: Literal["auto", "on", "off"] = "auto"
+    """The compact profile for small local models: a default ``max_tokens``
+    per call (``local_max_tokens``) and at most 8 plan steps. ``auto``: on for
+    a server on this machine."""
+    local_max_tokens: int = Field(512, ge=16)
+    """``max_tokens`` of a tool-loop call under the local profile when
+    ``task_max_tokens`` is not set."""
+    tool_mode: Literal["auto", "native", "union"] = "auto"
+    """How tool calls reach the model: ``native`` sends ``tools``; ``union``
+    constrains every reply to one tool call or a final answer through a JSON
+    Schema grammar (for servers that drop ``tools``); ``auto`` picks union
+    for a llama.cpp server whose probe found no native tool calls."""
+    probe_server: bool = True
+    """Ask a local server what it offers (kind, slots, tokenizer, tools) on
+    first use; ``paicli doctor`` shows the answer."""
     checkpoint_max_mb: float = Field(256.0, gt=0)
     """Undo keeps the old content of every file a tool changes, per workspace
     in the data dir, up to this many MiB; the oldest runs are pruned first."""
@@ -237,6 +257,26 @@ class Settings(BaseModel):
             kind = PRESETS[self.provider].get("response_format", "none")
             return kind if kind in ("json_schema", "json_object_schema", "json_object") else "none"  # type: ignore[return-value]
         return self.structured_output
+
+    def slots_for(self, base_url: str) -> int | None:
+        """How many requests may be in flight to ``base_url`` (None: no limit)."""
+        if self.server_slots is not None:
+            return self.server_slots or None
+        return 1 if is_local_url(base_url) and self.provider != "demo" else None
+
+    def compact_profile(self) -> bool:
+        """Whether the compact local profile applies (``local_profile``)."""
+        if self.local_profile != "auto":
+            return self.local_profile == "on"
+        return self.provider != "demo" and is_local_url(self.resolved().base_url)
+
+    def tool_loop_max_tokens(self) -> int | None:
+        """``max_tokens`` of a tool-loop call: ``task_max_tokens``, else the
+        local profile's default (one rambling reply must not run until the
+        deadline), else none."""
+        if self.task_max_tokens is not None:
+            return self.task_max_tokens
+        return self.local_max_tokens if self.compact_profile() else None
 
     def resolved(self) -> "ResolvedProvider":
         preset = PRESETS[self.provider]

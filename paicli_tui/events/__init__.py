@@ -19,7 +19,7 @@ from __future__ import annotations
 from paicli_tui.events.base import Subscriber, Event, EventBus
 from paicli_tui.events.session import SessionStarted, ModeChanged, ModelChanged
 from paicli_tui.events.model import (
-    ModelRequest, ModelDelta, ModelResponse, ModelRetry, CapabilityDropped, ModelError, ModelCallCancelled,
+    ModelRequest, ModelDelta, ModelResponse, ModelRetry, ModelQueued, ServerProbed, CapabilityDropped, ModelError, ModelCallCancelled,
 )
 from paicli_tui.events.tools import (
     ToolCallStarted, ToolCallFinished, ApprovalRequested, ApprovalDecided, GrantAdded, GrantRevoked, GrantKept,
@@ -44,7 +44,7 @@ from paicli_tui.events.workspace import (
 
 __all__ = [
     "Subscriber", "Event", "EventBus", "SessionStarted", "ModeChanged", "ModelChanged", "ModelRequest",
-    "ModelDelta", "ModelResponse", "ModelRetry", "CapabilityDropped", "ModelError", "ModelCallCancelled",
+    "ModelDelta", "ModelResponse", "ModelRetry", "ModelQueued", "ServerProbed", "CapabilityDropped", "ModelError", "ModelCallCancelled",
     "ToolCallStarted", "ToolCallFinished", "ApprovalRequested", "ApprovalDecided", "GrantAdded", "GrantRevoked",
     "GrantKept", "CheckpointSaved", "RunChangesRecorded", "ChangesReverted", "SkillLoaded", "McpServerChanged",
     "McpResourceAttached", "McpWorkspaceTrusted", "AgentNote", "Compaction", "HistoryCleared", "AgentFinished",

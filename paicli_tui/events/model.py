@@ -60,6 +60,17 @@ class ModelResponse(Event):
     #: False when the server sent no usage for this call (llama-cpp-python
     #: ignores ``stream_options``): the token fields are then 0, not counted.
     usage_reported: bool = True
+    #: True when the token fields were counted by paicli (the server's
+    #: tokenizer or characters) because the server sent none: shown as ``≈``.
+    usage_estimated: bool = False
+    #: Seconds waiting for a server slot, to the first streamed piece after
+    #: sending, and generation tokens a second (None: not measured).
+    queued_s: float = 0.0
+    ttft_s: float | None = None
+    tokens_per_s: float | None = None
+    #: How many of ``tool_calls`` were read from a reply constrained to one
+    #: tool call or a final answer (``tool_mode`` union), not from the server.
+    constrained_tool_calls: int = 0
 
 
 @dataclass(frozen=True)
@@ -69,6 +80,36 @@ class ModelRetry(Event):
     attempt: int
     delay_s: float
     reason: str
+
+
+@dataclass(frozen=True)
+class ServerProbed(Event):
+    """What the local model server said about itself on first use
+    (llm/server_probe.py): its kind, slots and context (0: unknown), whether
+    it counts tokens, whether tool calls reach the model."""
+
+    name: ClassVar[str] = "server_probed"
+    kind: str
+    base_url: str
+    slots: int
+    context_tokens: int
+    context_source: str
+    tokenizer: bool
+    tools: str
+    structured: str
+    #: ``union`` when paicli constrains replies to a tool call or an answer.
+    tool_mode: str = "native"
+
+
+@dataclass(frozen=True)
+class ModelQueued(Event):
+    """The call waits for one of the model server's ``slots`` (one request
+    per slot: llama-cpp-python cuts a running reply short when another
+    arrives). Its deadline starts when it is sent."""
+
+    name: ClassVar[str] = "model_queued"
+    call_id: str
+    slots: int
 
 
 @dataclass(frozen=True)

@@ -24,12 +24,11 @@ form with a 500, which is a refusal to read, not a failure worth a retry.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
-import hashlib
 import json
 import os
 import random
-import re
 import ssl
 import threading
 import time
@@ -39,14 +38,18 @@ import httpx
 
 from paicli_tui import __version__
 from paicli_tui import events as ev
+from paicli_tui.llm.call_clock import CallClock, emitter
+from paicli_tui.llm.call_events import RequestEvents, response_event
 from paicli_tui.llm.cancel import CANCEL_EXTENSION, CancelWatch, install_tracking
 from paicli_tui.llm.markup import recover_tool_calls
 from paicli_tui.llm.reader import ReplyReader
-from paicli_tui.llm.retry import backoff_delay
-from paicli_tui.llm.structured_output import at_most, kind_of, weaker
+from paicli_tui.llm.refusals import NAMES_A_FORM, refused_field
+from paicli_tui.llm.retry import MIN_RETRY_DELAY, backoff_delay
+from paicli_tui.llm.slots import SlotGate, gate_for
+from paicli_tui.llm.tool_union import UnreadableUnionReply, as_plain_transcript, read_union_reply, union_schema
+from paicli_tui.llm.structured_output import at_most, grammar_schema, kind_of, weaker
 from paicli_tui.llm.types import (
     ChatResult,
-    Delta,
     DeltaCallback,
     CANCELLED_MESSAGE,
     ModelCancelled,
@@ -54,7 +57,9 @@ from paicli_tui.llm.types import (
     ModelDeadlineError,
     ModelError,
     ModelHTTPError,
+    ModelInterrupted,
 )
+from paicli_tui.llm.usage_estimate import Counter, estimate
 
 if TYPE_CHECKING:
     from paicli_tui.config.settings import ResponseFormatKind, Settings
@@ -77,6 +82,7 @@ class ChatClient:
         retry_base_delay: float = 1.0,
         retry_max_delay: float = 30.0,
         model_label: str | None = None,
+        server_slots: int | None = None,
     ) -> None:
         # People paste the full endpoint as often as the base URL.
         self.base_url = base_url.rstrip("/").removesuffix("/chat/completions")
@@ -113,14 +119,28 @@ class ChatClient:
         #: Read <tool_call> blocks in a reply's text as calls (the setting
         #: tool_calls_in_content), for requests that offered tools.
         self.tool_calls_in_content = False
-        self._sent: dict[str, int] = {}
         self._sent_lock = threading.Lock()
+        self._requests = RequestEvents()
         #: Optional fields the server refused this session (see the module doc).
         self.dropped: set[str] = set()
         #: The strongest ``response_format`` form this server still gets.
         self.format_ceiling: ResponseFormatKind = "json_schema"
         #: The body key of the output limit; None once the server refused it.
         self._limit_key: str | None = "max_tokens"
+        #: One request per server slot (llm/slots.py); None: no limit.
+        self.gate: SlotGate | None = gate_for(self.base_url, server_slots) if server_slots else None
+        #: Counts tokens for replies without usage: the server's tokenizer
+        #: once a probe found it (llm/server_probe.py), else characters.
+        self.token_counter: Counter | None = None
+        #: native: ``tools`` go to the server; union: every reply with tools
+        #: is constrained to one tool call or a final answer (llm/tool_union.py).
+        self.tool_mode = "native"
+        #: A probe may switch tool_mode to union (the setting tool_mode = auto).
+        self.tool_mode_auto = False
+        #: Ask the server what it is on the first call (llm/server_probe.py).
+        self.probe_pending = False
+        #: server_slots was set: a probe does not resize the gate.
+        self.slots_pinned = False
 
     @classmethod
     def from_settings(
@@ -147,12 +167,17 @@ class ChatClient:
             retry_base_delay=settings.retry_base_delay,
             retry_max_delay=settings.retry_max_delay,
             model_label=label,
+            server_slots=settings.slots_for(resolved.base_url),
         )
         from paicli_tui.config.settings import is_local_url
 
         if settings.api_key_env is not None or not is_local_url(resolved.base_url):
             client.api_key_env = resolved.api_key_env
         client.tool_calls_in_content = settings.tool_calls_in_content
+        client.probe_pending = settings.probe_server and client.gate is not None and is_local_url(resolved.base_url)
+        client.slots_pinned = settings.server_slots is not None
+        client.tool_mode = "union" if settings.tool_mode == "union" else "native"
+        client.tool_mode_auto = settings.tool_mode == "auto"
         return client
 
     def close(self) -> None:
@@ -178,24 +203,41 @@ class ChatClient:
         deadline: float | None = None,
         response_format: dict | None = None,
         max_tokens: int | None = None,
+        hard_deadline: float | None = None,
+        tool_choice: dict | str | None = None,
+        final_format: dict | None = None,
     ) -> ChatResult:
         """One logical request. ``deadline`` (monotonic seconds) ends the call
-        with ModelDeadlineError once passed, wherever it is waiting.
-        ``response_format`` and ``max_tokens`` go into the body unless the
-        server refused them earlier this session."""
+        with ModelDeadlineError once passed, wherever it is waiting; time
+        spent queued for a server slot moves it later, never past
+        ``hard_deadline`` (the run's limit). ``response_format`` and
+        ``max_tokens`` go into the body unless the server refused them
+        earlier this session."""
+        if self.probe_pending:
+            self.probe_pending = False
+            from paicli_tui.llm.server_probe import adopt_probe
+
+            adopt_probe(self)
         call_id = _new_call_id()
         started = time.monotonic()
         bus = self.bus
         response_format = at_most(response_format, self.format_ceiling)
         if self._limit_key is None:
             max_tokens = None
+        union = bool(tools) and self.tool_mode == "union" and self.format_ceiling in ("json_schema", "json_object_schema")
         if bus is not None:
-            bus.publish(self._request_event(messages, agent, tools, call_id, max_tokens, response_format))
+            bus.publish(self._requests.request(self.model, messages, agent, tools, call_id, max_tokens, response_format))
         body: dict = {"model": self.model, "messages": messages, "stream": stream}
         if stream:
             body["stream_options"] = {"include_usage": True}
-        if tools:
+        if union:
+            # The history stays canonical; only the wire form changes (llm/tool_union.py).
+            body["messages"] = as_plain_transcript(messages, tools or [])
+            response_format = {"type": "json_object", "schema": union_schema(tools or [], grammar_schema(final_format))}
+        elif tools:
             body["tools"] = tools
+            if tool_choice is not None:
+                body["tool_choice"] = tool_choice
         if max_tokens is not None and self._limit_key is not None:
             body[self._limit_key] = max_tokens
         if response_format is not None:
@@ -209,15 +251,21 @@ class ChatClient:
         if stream:
             # A compressing proxy would buffer the stream to fill its blocks.
             headers["Accept-Encoding"] = "identity"
-        emit = _emitter(on_delta, bus, agent, call_id)
-        retry = 0
+        clock = CallClock()
+        emit = emitter(on_delta, bus, agent, call_id, clock)
+        retry = interruptions = 0
         while True:
             try:
                 if cancel is not None and cancel.is_set():
                     raise ModelCancelled(CANCELLED_MESSAGE)
                 if deadline is not None and time.monotonic() >= deadline:
                     raise self._reader.deadline_passed()
-                result = self._attempt(payload, headers, stream, cancel, emit, deadline)
+                deadline = self._take_slot(clock, cancel, deadline, hard_deadline, agent, call_id)
+                try:
+                    result = self._attempt(payload, headers, stream, cancel, emit, deadline)
+                finally:
+                    if self.gate is not None:
+                        self.gate.release()
                 break
             except ModelError as exc:
                 error = self._scrubbed(exc)
@@ -226,6 +274,18 @@ class ChatClient:
                     self._drop(refused, body, agent, call_id, error)
                     payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
                     continue  # at once and not counted: the server answered, it did not fail
+                if isinstance(error, ModelInterrupted) and interruptions < MAX_INTERRUPTION_RETRIES:
+                    # The server cut this reply short for another request: not
+                    # a failure, and not charged to max_retries (0 in benches).
+                    interruptions += 1
+                    if bus is not None:
+                        bus.publish(ev.ModelRetry(actor=agent, call_id=call_id, attempt=retry + interruptions,
+                                                  delay_s=MIN_RETRY_DELAY, reason=str(error)))
+                    if _wait_cancelled(MIN_RETRY_DELAY, cancel):
+                        error = ModelCancelled(CANCELLED_MESSAGE)
+                        self._publish_error(agent, call_id, error)
+                        raise error from None
+                    continue
                 final = isinstance(error, (ModelCancelled, ModelDeadlineError)) or not error.retryable or retry >= self.max_retries
                 if final:
                     if retry and error.retryable:
@@ -242,27 +302,56 @@ class ChatClient:
                     raise stopped from None
         if tools and self.tool_calls_in_content:
             result = recover_tool_calls(result)
+        result = self._with_figures(result, clock, messages, tools)
+        unreadable = None
+        if union and "response_format" in body:
+            try:
+                result = read_union_reply(result, tools or [], call_id)
+            except UnreadableUnionReply as exc:
+                unreadable = exc
         if bus is not None:
-            bus.publish(self._response_event(result, agent, call_id, time.monotonic() - started))
+            bus.publish(response_event(result, agent, call_id, time.monotonic() - started))
+        if unreadable is not None:
+            self._publish_error(agent, call_id, unreadable)
+            raise unreadable
         return result
 
+    def _take_slot(
+        self, clock: CallClock, cancel: threading.Event | None, deadline: float | None,
+        hard_deadline: float | None, agent: str, call_id: str,
+    ) -> float | None:
+        """Wait for a server slot (per attempt: a call in backoff holds
+        none); the deadline, moved later by the wait. Marks the send."""
+        if self.gate is not None:
+            def announce(slots: int) -> None:
+                if self.bus is not None:
+                    self.bus.publish(ev.ModelQueued(actor=agent, call_id=call_id, slots=slots))
+
+            waited = self.gate.acquire(cancel, hard_deadline, announce)
+            clock.queued_s += waited
+            if deadline is not None and waited > 0:
+                # Moved later by the wait, up to the run's own limit; never earlier.
+                later = deadline + waited
+                deadline = max(deadline, min(later, hard_deadline)) if hard_deadline is not None else later
+        clock.sent()
+        return deadline
+
+    def _with_figures(self, result: ChatResult, clock: CallClock, messages: list[dict], tools: list[dict] | None) -> ChatResult:
+        """The result with its timings, and counted tokens when the server
+        reported none."""
+        usage = result.usage
+        if not result.usage_reported:
+            try:
+                usage = estimate(messages, result, self.token_counter, clock.deltas, tools)
+            except Exception:  # noqa: BLE001 - a tokenizer failure must not lose the reply
+                usage = estimate(messages, result, None, clock.deltas, tools)
+        return dataclasses.replace(
+            result, usage=usage, queued_s=round(clock.queued_s, 3), ttft_s=clock.ttft_s(),
+            tokens_per_s=clock.tokens_per_s(usage.completion_tokens),
+        )
+
     def _refused_field(self, error: ModelError, body: dict) -> str | None:
-        """The optional field a 400 reply (or a 5xx naming ``response_format``)
-        refuses, when the body carries it."""
-        if not isinstance(error, ModelHTTPError):
-            return None
-        text = str(error).lower()
-        if error.status >= 500:
-            return "response_format" if "response_format" in body and _NAMES_FIELD_IN_5XX.search(text) else None
-        if error.status != 400:
-            return None
-        if "response_format" in body and _NAMES_RESPONSE_FORMAT.search(text):
-            return "response_format"
-        if self._limit_key is not None and self._limit_key in body and self._limit_key in text:
-            return "max_tokens"
-        if "response_format" in body and _REFUSES_A_FIELD.search(text):
-            return "response_format"  # the field this client adds that servers differ on most
-        return None
+        return refused_field(error, body, self._limit_key)
 
     def _drop(self, name: str, body: dict, agent: str, call_id: str, error: ModelError) -> None:
         reason = str(error)
@@ -278,7 +367,7 @@ class ChatClient:
                 self._limit_key = None
         else:
             refused = body.pop("response_format")
-            lower = weaker(refused) if _NAMES_A_FORM.search(reason.lower()) else None
+            lower = weaker(refused) if NAMES_A_FORM.search(reason.lower()) else None
             if lower is not None:
                 body["response_format"] = lower
             self.format_ceiling = kind_of(lower)
@@ -335,36 +424,6 @@ class ChatClient:
 
     # -- events -----------------------------------------------------------------
 
-    def _request_event(
-        self, messages: list[dict], agent: str, tools: list[dict] | None, call_id: str,
-        max_tokens: int | None, response_format: dict | None,
-    ) -> ev.ModelRequest:
-        with self._sent_lock:
-            previous = self._sent.get(agent, 0)
-            self._sent[agent] = len(messages)
-        new = messages[previous:] if previous <= len(messages) else messages
-        system = ""
-        if messages and messages[0].get("role") == "system":
-            content = messages[0].get("content")
-            text = content if isinstance(content, str) else json.dumps(content, sort_keys=True)
-            system = hashlib.sha256(text.encode("utf-8")).hexdigest()
-        names = tuple((tool.get("function") or {}).get("name") or tool.get("name", "") for tool in tools or ())
-        return ev.ModelRequest(
-            actor=agent, call_id=call_id, model=self.model, tools=names,
-            message_count=len(messages), system_sha256=system, new_messages=tuple(new),
-            max_tokens=max_tokens, response_format="" if response_format is None else kind_of(response_format),
-        )
-
-    def _response_event(self, result: ChatResult, agent: str, call_id: str, duration: float) -> ev.ModelResponse:
-        return ev.ModelResponse(
-            actor=agent, call_id=call_id, content=result.content, reasoning=result.reasoning,
-            tool_calls=tuple({"id": c.id, "name": c.name, "arguments": c.arguments} for c in result.tool_calls),
-            finish_reason=result.finish_reason, prompt_tokens=result.usage.prompt_tokens,
-            completion_tokens=result.usage.completion_tokens, cached_tokens=result.usage.cached_tokens,
-            duration_s=round(duration, 3), unexecuted_markup=result.unexecuted_markup,
-            recovered_tool_calls=result.recovered_tool_calls, usage_reported=result.usage_reported,
-        )
-
     def _publish_error(self, agent: str, call_id: str, error: ModelError) -> None:
         if self.bus is None:
             return
@@ -382,20 +441,9 @@ class ChatClient:
         return error
 
 
-#: A 400 that names structured output: the field, its types, llama.cpp's
-#: "grammar"/"schema" conversion errors.
-_NAMES_RESPONSE_FORMAT = re.compile(r"response_format|response format|json_schema|json_object|\bschema\b|grammar")
-#: A 5xx that is the server refusing to read response_format (llama-cpp-python's
-#: request validation answers 500), not a failure to retry.
-_NAMES_FIELD_IN_5XX = re.compile(r"response_format|json_schema|json_object")
-#: A refusal aimed at one form of response_format rather than at the field:
-#: a weaker form may still be taken.
-_NAMES_A_FORM = re.compile(r"json_schema|json_object|\bschema\b|\btype\b")
-#: A 400 that refuses some field without naming it.
-_REFUSES_A_FIELD = re.compile(
-    r"unsupported|not supported|unrecognized|unknown (?:field|parameter|argument|key)|extra (?:fields|inputs)"
-)
-
+#: Times an interrupted reply (llm/types.ModelInterrupted) is asked again,
+#: apart from max_retries: the server is fine, another request cut it short.
+MAX_INTERRUPTION_RETRIES = 2
 
 # Call ids need uniqueness, not secrecy: 48 random bits, as the first 12 hex
 # digits of a uuid4 had, without uuid4's read of the OS random source on
@@ -423,19 +471,3 @@ def _wait_cancelled(seconds: float, cancel: threading.Event | None) -> bool:
         time.sleep(seconds)
         return False
     return cancel.wait(seconds)
-
-
-def _emitter(on_delta: DeltaCallback | None, bus: "EventBus | None", agent: str, call_id: str):
-    """One function per call that hands a Delta to the callback and the bus;
-    built once so the per-chunk path has no branches to re-evaluate."""
-    ModelDelta = ev.ModelDelta
-    if bus is None:
-        return on_delta or (lambda delta: None)
-    publish = bus.publish
-
-    def emit(delta: Delta) -> None:
-        if on_delta is not None:
-            on_delta(delta)
-        publish(ModelDelta(actor=agent, call_id=call_id, kind=delta.kind, text=delta.text, tool=delta.tool))
-
-    return emit

@@ -24,6 +24,7 @@ from paicli_tui.llm.types import (
     ModelDeadlineError,
     ModelError,
     ModelHTTPError,
+    ModelInterrupted,
     ModelResponseError,
     ModelStreamError,
     ModelTimeoutError,
@@ -211,7 +212,12 @@ class ReplyReader:
                 raise ModelStreamError(f"stream from {self.base_url} ended early: no events")
             # Not an event stream: some servers answer stream=true with plain JSON.
             return self._parse_json(decoder.stray)
-        if not done and accumulator.finish_reason is None:
+        if accumulator.finish_reason is None:
+            if done:
+                raise ModelInterrupted(
+                    f"stream from {self.base_url} was interrupted: [DONE] without a finish_reason"
+                    " (the server stopped this reply, e.g. llama-cpp-python's interrupt_requests)"
+                )
             raise ModelStreamError(f"stream from {self.base_url} ended early: no finish_reason and no [DONE]")
         for delta in accumulator.flush():
             emit(delta)

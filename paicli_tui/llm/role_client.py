@@ -22,8 +22,13 @@ class RoleClient:
         max_tokens: int | None = None,
         tool_max_tokens: int | None = None,
         response_format: dict | None = None,
+        final_format: dict | None = None,
     ) -> None:
         self.client = client
+        #: What a tool-loop reply's final answer must be when the client
+        #: constrains replies to a tool call or an answer (a team worker's
+        #: report: its first report is then already the JSON object).
+        self.final_format = final_format
         self.max_tokens = max_tokens
         self.tool_max_tokens = tool_max_tokens
         self.response_format = response_format
@@ -35,6 +40,8 @@ class RoleClient:
     def chat(self, messages: list[dict], *, agent: str, tools: Any = None, **options: Any) -> ChatResult:
         if tools:
             options.setdefault("max_tokens", self.tool_max_tokens)
+            if self.final_format is not None and getattr(self.client, "tool_mode", "native") == "union":
+                options.setdefault("final_format", self.final_format)
         else:
             options.setdefault("max_tokens", self.max_tokens)
             options.setdefault("response_format", self.response_format)

@@ -22,6 +22,16 @@ from paicli_tui.config.settings import ResponseFormatKind
 #: Strongest first: a refused form is replaced by the next one.
 LADDER: tuple[ResponseFormatKind, ...] = ("json_schema", "json_object_schema", "json_object", "none")
 
+#: Schemas by name in the form a decoding grammar can hold (bounded text,
+#: no raw control characters, numbered plan steps): what the
+#: ``json_object_schema`` rung sends under that name, also when a request
+#: built for a strict ``json_schema`` server steps down to it.
+GRAMMAR_FORMS: dict[str, dict[str, Any]] = {}
+
+
+def register_grammar_form(name: str, schema: dict[str, Any]) -> None:
+    GRAMMAR_FORMS[name] = schema
+
 
 def response_format(kind: ResponseFormatKind | str, name: str, schema: dict[str, Any]) -> dict | None:
     """The request field for ``kind`` (one of ``LADDER``); ``name`` names the
@@ -29,10 +39,20 @@ def response_format(kind: ResponseFormatKind | str, name: str, schema: dict[str,
     if kind == "json_schema":
         return {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": schema}}
     if kind == "json_object_schema":
-        return {"type": "json_object", "schema": schema}
+        return {"type": "json_object", "schema": GRAMMAR_FORMS.get(name, schema)}
     if kind == "json_object":
         return {"type": "json_object"}
     return None
+
+
+def grammar_schema(field: dict | None) -> dict[str, Any] | None:
+    """The schema of a request field in its grammar form (None: no schema)."""
+    if not field:
+        return None
+    if field.get("type") == "json_schema":
+        inner = field.get("json_schema") or {}
+        return GRAMMAR_FORMS.get(inner.get("name", ""), inner.get("schema"))
+    return field.get("schema")
 
 
 def kind_of(field: dict | None) -> ResponseFormatKind:

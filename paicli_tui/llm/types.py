@@ -35,12 +35,16 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_tokens: int = 0
+    #: Counted by paicli (the server's tokenizer or characters) because the
+    #: server reported none: shown with ``≈``.
+    estimated: bool = False
 
     def __add__(self, other: "Usage") -> "Usage":
         return Usage(
             self.prompt_tokens + other.prompt_tokens,
             self.completion_tokens + other.completion_tokens,
             self.cached_tokens + other.cached_tokens,
+            self.estimated or other.estimated,
         )
 
     def __sub__(self, other: "Usage") -> "Usage":
@@ -67,6 +71,14 @@ class ChatResult:
     unexecuted_markup: str | None = None
     #: How many of ``tool_calls`` were read from text (llm/markup.py).
     recovered_tool_calls: int = 0
+    #: Seconds this call waited for a server slot, from sending to the
+    #: first streamed piece, and the generation speed (llm/call_clock.py).
+    queued_s: float = 0.0
+    ttft_s: float | None = None
+    tokens_per_s: float | None = None
+    #: How many of ``tool_calls`` were read from a reply constrained to the
+    #: tool-call union (llm/tool_union.py), not parsed by the server.
+    constrained_tool_calls: int = 0
 
     def assistant_message(self) -> dict:
         """The assistant turn to append to history. Content is ``""`` rather
@@ -116,6 +128,17 @@ class ModelStreamError(ModelError):
     """The stream broke mid-way or carried something unreadable."""
 
     kind = "stream"
+
+
+class ModelInterrupted(ModelStreamError):
+    """The stream ended with ``[DONE]`` (or just ended) before any chunk
+    carried a ``finish_reason``: the server stopped this reply, as
+    llama-cpp-python does to a running stream whenever another request
+    arrives (its ``interrupt_requests``). Asking again is the fix, so it is
+    retried on an allowance of its own (client.MAX_INTERRUPTION_RETRIES)."""
+
+    kind = "interrupted"
+    retryable = True
 
 
 class ModelResponseError(ModelError):

@@ -22,14 +22,18 @@ from __future__ import annotations
 
 from jsonschema import Draft202012Validator
 
+from paicli_tui.llm.grammar_text import bounded_text
+from paicli_tui.llm.structured_output import register_grammar_form
 from paicli_tui.plan.schema import PLAN_TYPES
 
 #: Steps a plan may have in this form (the planner prompt asks for 1 to 10).
 MAX_STEPS = 12
+#: Steps under the compact local profile: a small model asked for more
+#: fills them with the same few steps again.
+LOCAL_MAX_STEPS = 8
 
 
-def _text(limit: int) -> dict:
-    return {"type": "string", "pattern": f'^[^\\x00-\\x20"\\\\][^\\x00-\\x1F"\\\\]{{0,{limit - 1}}}$'}
+_text = bounded_text
 
 
 def _step(number: int) -> dict:
@@ -56,14 +60,20 @@ def _steps(count: int) -> dict:
     return {"type": "array", "prefixItems": [_step(n) for n in range(1, count + 1)], "minItems": count, "maxItems": count}
 
 
-ORDERED_PLAN_SCHEMA: dict = {
-    "type": "object",
-    "$defs": {"description": _text(240), "type": {"enum": list(PLAN_TYPES)}},
-    "properties": {
-        "summary": _text(160),
-        "steps": {"anyOf": [_steps(count) for count in range(1, MAX_STEPS + 1)]},
-    },
-    "required": ["summary", "steps"],
-    "additionalProperties": False,
-}
+def ordered_plan_schema(max_steps: int = MAX_STEPS) -> dict:
+    return {
+        "type": "object",
+        "$defs": {"description": _text(240), "type": {"enum": list(PLAN_TYPES)}},
+        "properties": {
+            "summary": _text(160),
+            "steps": {"anyOf": [_steps(count) for count in range(1, max_steps + 1)]},
+        },
+        "required": ["summary", "steps"],
+        "additionalProperties": False,
+    }
+
+
+ORDERED_PLAN_SCHEMA: dict = ordered_plan_schema()
 Draft202012Validator.check_schema(ORDERED_PLAN_SCHEMA)
+# Whenever a plan request steps down to the grammar form, whatever the preset.
+register_grammar_form("paicli_plan", ORDERED_PLAN_SCHEMA)

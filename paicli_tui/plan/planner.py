@@ -25,7 +25,7 @@ from paicli_tui.llm.types import ChatResult
 from paicli_tui.plan.executor import Replanner
 from paicli_tui.plan.model import Plan, Task, TaskStatus
 from paicli_tui.plan.parser import PlanError, parse_plan
-from paicli_tui.plan.ordered_schema import ORDERED_PLAN_SCHEMA
+from paicli_tui.plan.ordered_schema import LOCAL_MAX_STEPS, ORDERED_PLAN_SCHEMA, ordered_plan_schema
 from paicli_tui.plan.schema import PLAN_REPLY_SCHEMA
 from paicli_tui.prompting.assembler import with_turn_context
 
@@ -47,11 +47,32 @@ def planner_options(settings: "Settings") -> dict[str, Any]:
     """The Planner keywords the settings give: output limit, repairs and
     the plan schema as ``response_format`` where the server takes one."""
     kind = settings.response_format_kind()
+    compact = settings.compact_profile()
+    schema = ordered_plan_schema(LOCAL_MAX_STEPS) if compact and kind == "json_object_schema" else plan_reply_schema(kind)
     return {
         "max_tokens": settings.planner_max_tokens,
         "repairs": settings.plan_repairs,
-        "response_format": response_format(kind, "paicli_plan", plan_reply_schema(kind)),
+        "response_format": response_format(kind, "paicli_plan", schema),
+        "max_steps": LOCAL_MAX_STEPS if compact else None,
     }
+
+
+def check_distinct_steps(plan: Plan, max_steps: int | None = None) -> None:
+    """A model's plan may not repeat a step (a small model fills the allowed
+    steps with three descriptions over and over) nor exceed ``max_steps``:
+    PlanError, so the planner repairs it once with the exact error. Plans
+    written by hand are not held to this (parse_plan)."""
+    if max_steps is not None and len(plan.tasks) > max_steps:
+        raise PlanError(f"the plan has {len(plan.tasks)} steps; at most {max_steps} are allowed")
+    seen: dict[str, int] = {}
+    for index, task in enumerate(plan.tasks):
+        key = " ".join(task.description.casefold().split())
+        if key in seen:
+            first = plan.tasks[seen[key]]
+            raise PlanError(f"repeats step {seen[key] + 1} (id {json.dumps(first.original_id)}): "
+                            f"{task.description.strip()[:80]}", step_index=index, step_id=task.original_id,
+                            field="description")
+        seen[key] = index
 
 
 def plan_reply_schema(kind: str) -> dict:
@@ -85,8 +106,11 @@ class Planner:
         max_tokens: int | None = None,
         repairs: int = 0,
         response_format: dict | None = None,
+        max_steps: int | None = None,
     ) -> None:
         self.client = client
+        #: The most steps a plan may have (the compact local profile: 8).
+        self.max_steps = max_steps
         self.max_tokens = max_tokens
         #: How many times a rejected reply is sent back with its error.
         self.repairs = repairs
@@ -174,7 +198,9 @@ class Planner:
             raise PlannerToolCallError(TOOL_CALL_ERROR)
         if reply.finish_reason == "length":
             raise PlanTruncatedError(truncated("planner reply", limit or reply.usage.completion_tokens))
-        return parse_plan(reply.content, self.id_prefix)
+        plan = parse_plan(reply.content, self.id_prefix)
+        check_distinct_steps(plan, self.max_steps)
+        return plan
 
     def _publish(self, event) -> None:
         if self.bus is not None:

@@ -60,6 +60,7 @@ _NARRATED = frozenset({"react", "session", "engine", "planner"})
 _CHATTER = (
     ev.ModelError,
     ev.ModelRetry,
+    ev.ModelQueued,
     ev.AgentNote,
     ev.ApprovalDecided,
     ev.GrantAdded,
@@ -113,6 +114,20 @@ def attachment_chips(records) -> str:
     return " · ".join(chips)
 
 
+#: A first token this late is worth a line: where a local model's time goes.
+SLOW_FIRST_TOKEN_S = 2.0
+
+
+def speed_words(ttft_s: float, tokens_per_s: float | None) -> str:
+    speed = f" · {tokens_per_s:.0f} tok/s" if tokens_per_s else ""
+    return f"⏱ first token {ttft_s:.1f} s{speed}"
+
+
+def queued_words(slots: int) -> str:
+    """What a call queued for a model-server slot shows."""
+    return f"waiting for the model server ({slots} slot{'' if slots == 1 else 's'}, one request each)"
+
+
 def describe(event: ev.Event) -> Line | None:
     """A transcript line for events that are not streamed text or tool calls;
     None for events the transcript does not show as a line (one line per
@@ -125,6 +140,8 @@ def describe(event: ev.Event) -> Line | None:
             return Line(f"{who}✗ model call failed ({event.kind}): {event.message}", "error")
         case ev.ModelRetry():
             return Line(f"{who}↻ retry {event.attempt} in {event.delay_s:.1f}s: {event.reason}", "warning")
+        case ev.ModelQueued():
+            return Line(f"{who}⧗ {queued_words(event.slots)}", "muted")
         case ev.AgentNote():
             return Line(f"{who}{event.text}", "muted")
         case ev.ApprovalDecided():
@@ -168,6 +185,8 @@ def describe(event: ev.Event) -> Line | None:
             return Line(f"{event.task_id} {event.status}{detail}", kind)
         case ev.ReplanTriggered():
             return Line(f"replanning after {event.failed_task} failed: {event.reason}", "warning")
+        case ev.RunOutcomeRecorded() if event.status == "PARTIAL":
+            return Line(" · ".join(event.text.splitlines()[:2]), "warning")
         case ev.RunFinished():
             kind = "success" if event.status == "COMPLETED" else "warning"
             return Line(f"run {event.status}: {event.summary}", kind)

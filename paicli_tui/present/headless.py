@@ -11,6 +11,7 @@ import threading
 from typing import TextIO
 
 from paicli_tui import events as ev
+from paicli_tui.present.event_lines import queued_words
 
 _ARG_PREVIEW = 100
 
@@ -30,6 +31,7 @@ class TextPrinter:
         self._lock = threading.Lock()
         self._streaming: str | None = None  # actor whose content is mid-line
         self._told_no_usage = False
+        self._told_queued: set[str] = set()
 
     def __call__(self, event: ev.Event) -> None:
         with self._lock:
@@ -56,6 +58,11 @@ class TextPrinter:
         elif isinstance(event, ev.ToolCallFinished):
             mark = "✓" if event.ok else "✗"
             self._line(f"  {mark} [{event.actor}] {event.tool}: {_short(event.summary)}")
+        elif isinstance(event, ev.ServerProbed) and event.tool_mode == "union":
+            self._line(f"! {CONSTRAINED_TOOLS}", self.err)
+        elif isinstance(event, ev.ModelQueued) and event.actor not in self._told_queued:
+            self._told_queued.add(event.actor)
+            self._line(f"… [{event.actor}] {queued_words(event.slots)}", self.err)
         elif isinstance(event, ev.ModelRetry):
             self._line(f"… [{event.actor}] retry {event.attempt} in {event.delay_s:.1f}s: {event.reason}", self.err)
         elif isinstance(event, ev.ModelError):
@@ -86,6 +93,9 @@ class TextPrinter:
             self._line(f"◆ review {event.step_id} attempt {event.attempt}: {verdict}" + (f" — {_short(event.feedback)}" if event.feedback and not event.approved else ""))
         elif isinstance(event, ev.WorkerReportParsed) and event.status != "completed":
             self._line(f"◆ {event.step_id} report: {event.status} {_short(event.reason)}")
+        elif isinstance(event, ev.RunOutcomeRecorded) and event.status == "PARTIAL":
+            # The plan ran to its end, but its evidence says nothing was done.
+            self._line("\n".join(event.text.splitlines()[:2]))
         elif isinstance(event, ev.RunFinished):
             self._line(event.summary)
             if event.answer:
@@ -106,15 +116,25 @@ class TextPrinter:
             self._streaming = None
         elif event.unexecuted_markup:
             self._line(f"! [{event.actor}] reply contains tool-call markup that was not executed: {event.unexecuted_markup}", self.err)
-        if not event.usage_reported and not self._told_no_usage:
+        if not event.usage_reported and not event.usage_estimated and not self._told_no_usage:
             # Once: a server that leaves usage out does so on every streamed reply.
             self._told_no_usage = True
             self._line(f"! [{event.actor}] {NO_USAGE}", self.err)
+        elif event.usage_estimated and not self._told_no_usage:
+            self._told_no_usage = True
+            self._line(f"! [{event.actor}] {USAGE_ESTIMATED}", self.err)
 
 
 #: Said once per run when a reply came without usage.
 NO_USAGE = ("the server sent no token usage with its reply (stream_options ignored): "
             "token counts and token budgets leave such calls out")
+
+
+#: Said once, when the probe found a server that drops ``tools``.
+CONSTRAINED_TOOLS = ("the model server does not turn replies into tool calls: paicli constrains every reply "
+                     "to one tool call or a final answer (tool_mode = union)")
+USAGE_ESTIMATED = ("the server sent no token usage with its reply (stream_options ignored): "
+                   "paicli counts the tokens itself and marks the figures ≈")
 
 
 def _mcp_problem(event: ev.Event) -> bool:

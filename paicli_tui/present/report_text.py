@@ -44,6 +44,23 @@ def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
+def token_figure(used: int, cached: int, totals: dict) -> str:
+    """Tokens as counted: ``≈`` when paicli counted some calls itself (the
+    server sent no usage), "unknown" when nobody counted them, never a 0
+    that was not measured."""
+    calls = int(totals.get("model_calls", 0))
+    unreported = int(totals.get("calls_without_usage", 0))
+    estimated = int(totals.get("calls_estimated", 0))
+    if calls and unreported == calls:
+        return f"tokens unknown ({_count(calls, 'call', 'calls')} without usage)"
+    figure = f"{format_tokens(used, ' tokens')} ({format_tokens(cached, '')} cached)"
+    if estimated:
+        figure = f"≈{figure[:-1]}; estimated for {estimated} of {calls} calls)"
+    if unreported:
+        figure += f", {unreported} more without usage"
+    return figure
+
+
 def headline(report: dict) -> list[str]:
     totals = report.get("totals", {})
     tokens = totals.get("tokens", {})
@@ -52,13 +69,17 @@ def headline(report: dict) -> list[str]:
     exit_code = report.get("exit_code")
     facts = [f"exit {exit_code if exit_code is not None else '–'}: {report.get('exit_reason', '')}",
              _seconds(totals.get("duration_s")),
-             f"{format_tokens(used, ' tokens')} ({format_tokens(int(tokens.get('cached', 0)), '')} cached)",
+             token_figure(used, int(tokens.get("cached", 0)), totals),
              f"cost {_cost(float(totals.get('cost', 0.0)), priced)}" + ("" if priced else " (no price known)"),
              _count(int(totals.get("model_calls", 0)), "model call", "model calls"),
              _count(int(totals.get("tool_calls", 0)), "tool call", "tool calls")]
     if report.get("kind") != "react":
         facts += [_count(int(totals.get("retries", 0)), "retry", "retries"),
                   _count(int(totals.get("replans", 0)), "replan", "replans")]
+    if totals.get("mean_ttft_s") is not None:
+        facts.append(f"first token {totals['mean_ttft_s']:.1f} s")
+    if totals.get("mean_tokens_per_s") is not None:
+        facts.append(f"{totals['mean_tokens_per_s']:.0f} tok/s")
     lines = [f"run {report.get('run', '?')} · {report.get('kind', '?')} · "
              f"{outcome_word(str(report.get('status', '')))} · {report.get('goal', '')}",
              "  " + " · ".join(facts[:4]), "  " + " · ".join(facts[4:])]

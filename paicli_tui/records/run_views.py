@@ -20,8 +20,16 @@ class Tokens:
     cached: int = 0
     calls: int = 0
     cost: float = 0.0
-    #: Calls whose server sent no usage: the figures above leave them out.
+    #: Calls whose server sent no usage and that paicli did not count:
+    #: the figures above leave them out.
     unreported: int = 0
+    #: Calls whose tokens paicli counted (no usage from the server): ≈.
+    estimated: int = 0
+    #: Sums over the calls that measured them (time to first token, tok/s).
+    ttft_s: float = 0.0
+    ttft_calls: int = 0
+    tokens_per_s: float = 0.0
+    speed_calls: int = 0
 
     def add(self, response: ev.ModelResponse, cost: float) -> None:
         self.prompt += int(response.prompt_tokens or 0)
@@ -29,7 +37,14 @@ class Tokens:
         self.cached += int(response.cached_tokens or 0)
         self.calls += 1
         self.cost += cost
-        self.unreported += response.usage_reported is False
+        self.estimated += response.usage_estimated
+        self.unreported += response.usage_reported is False and not response.usage_estimated
+        if response.ttft_s is not None:
+            self.ttft_s += response.ttft_s
+            self.ttft_calls += 1
+        if response.tokens_per_s is not None:
+            self.tokens_per_s += response.tokens_per_s
+            self.speed_calls += 1
 
     def __iadd__(self, other: "Tokens") -> "Tokens":
         self.prompt += other.prompt
@@ -38,6 +53,11 @@ class Tokens:
         self.calls += other.calls
         self.cost += other.cost
         self.unreported += other.unreported
+        self.estimated += other.estimated
+        self.ttft_s += other.ttft_s
+        self.ttft_calls += other.ttft_calls
+        self.tokens_per_s += other.tokens_per_s
+        self.speed_calls += other.speed_calls
         return self
 
     def to_dict(self) -> dict:

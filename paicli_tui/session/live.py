@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from paicli_tui.agent.budget import Budget, RunBudget
+from paicli_tui.agent.evidence import EvidenceRecorder, honest
 from paicli_tui.agent.loop import Agent
 from paicli_tui.config.settings import Settings, checked_mode, next_mode
 from paicli_tui.events import (
@@ -110,6 +111,8 @@ class Session(GrantKeeping):
         self._run_budget = RunBudget()
         self._usage_lock = threading.Lock()
         self.bus.subscribe(self._count_usage)
+        self.evidence = EvidenceRecorder()
+        self.bus.subscribe(self.evidence)
         self._jobs = ThreadPoolExecutor(max_workers=1, thread_name_prefix="paicli-session")
         self._cancel = threading.Event()
         self._busy = threading.Lock()
@@ -245,6 +248,7 @@ class Session(GrantKeeping):
                                                      self._cancel, self._react if outcome.kind == "react" else None)
                 outcome = outcome if changed is None else self.redactor.scrub(RunOutcome(outcome.kind, *changed))
                 self._finish_checkpoints()
+                outcome = honest(outcome, self.evidence.current())
                 if outcome.kind != "command":
                     # Facts agents saved are kept before the outcome is recorded (P-9.4).
                     self.knowledge.end_run(cancelled=outcome.status.lower() == "cancelled")
@@ -345,7 +349,7 @@ class Session(GrantKeeping):
         from paicli_tui.llm.role_client import RoleClient
 
         prompt = self.assembler.system_prompt(role, approval_mode=self._approval_mode, task_type=task_type)
-        limit = self.settings.task_max_tokens
+        limit = self.settings.tool_loop_max_tokens()
         return Agent(
             name,
             client=RoleClient(self.client, max_tokens=limit, tool_max_tokens=limit),

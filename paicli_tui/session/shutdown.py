@@ -13,6 +13,13 @@ group first: a second signal, or ``grace_s`` seconds passing after the
 first (a job stuck somewhere uninterruptible must not keep the program
 open). The ledger loses nothing then: each of its lines is fsynced.
 
+The same signal again within DUPLICATE_WINDOW_S is not a second signal:
+``timeout`` and process managers send it to the process and to its group,
+so it arrives twice at once, and taking that as "now" skipped writing
+``run_cancelled`` and ``run_outcome``. Once the run has ended and the
+handlers are uninstalled, a late duplicate is ignored rather than killing
+the exiting process.
+
 Python runs signal handlers in the main thread between bytecodes, so the
 handler only records the signal, wakes the watchdog through a pipe and
 calls ``on_signal``, which must only schedule work (set a flag, hand a
@@ -24,6 +31,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
 from typing import Callable, TextIO
 
 from paicli_tui.tools.process import kill_live_groups
@@ -31,6 +39,8 @@ from paicli_tui.tools.process import kill_live_groups
 #: Seconds the run gets to stop after a cancel before the program exits anyway.
 CANCEL_GRACE_S = 10.0
 SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+#: Seconds within which the same signal again counts as the same one.
+DUPLICATE_WINDOW_S = 0.5
 
 
 def exit_code_for(signum: int) -> int:
@@ -63,6 +73,7 @@ class SignalShutdown:
         self.on_signal = on_signal
         self.before_exit = before_exit
         self.signum: int | None = None
+        self._first_at = 0.0
         self._previous: dict[int, object] = {}
         self._wake_r, self._wake_w = os.pipe()
         self._watchdog = threading.Thread(target=self._watch, name="paicli-shutdown-watchdog", daemon=True)
@@ -91,15 +102,19 @@ class SignalShutdown:
         """Restore the previous handlers. After a signal the watchdog stays
         armed: exiting may still hang on a stuck thread."""
         for signum, previous in self._previous.items():
-            signal.signal(signum, previous)  # type: ignore[arg-type]
+            # After a signal the process is on its way out with 128+N: a late
+            # duplicate (see the module doc) must not kill it first.
+            signal.signal(signum, signal.SIG_IGN if self.signum is not None else previous)  # type: ignore[arg-type]
         self._previous.clear()
         if self.signum is None:
             _write_quietly(self._wake_w, b"q")
 
     def _handle(self, signum: int, frame) -> None:
         if self.signum is not None:
+            if signum == self.signum and time.monotonic() - self._first_at < DUPLICATE_WINDOW_S:
+                return
             exit_now(exit_code_for(self.signum), f"{signal_name(signum)} again while stopping", self.before_exit)
-        self.signum = signum
+        self.signum, self._first_at = signum, time.monotonic()
         if signum == signal.SIGHUP:
             detach_dead_output()
         _write_quietly(self._wake_w, b"s")

@@ -133,8 +133,9 @@ class TeamOrchestrator:
         # A reviewer's every call is its verdict; a worker's tool-less calls
         # are its budget-stop summary and its report repairs.
         client = RoleClient(
-            self.client, max_tokens=settings.report_max_tokens, tool_max_tokens=settings.task_max_tokens,
+            self.client, max_tokens=settings.report_max_tokens, tool_max_tokens=settings.tool_loop_max_tokens(),
             response_format=None if tools else self.verdict_format,
+            final_format=self.report_format if tools else None,
         )
         return Agent(
             name,

@@ -20,10 +20,10 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from paicli_tui import events as ev
-from paicli_tui.present.headless import NO_USAGE
+from paicli_tui.present.headless import USAGE_ESTIMATED
 from paicli_tui.llm.client import ChatClient
 from paicli_tui.llm.structured_output import response_format
-from paicli_tui.llm.types import ModelCancelled, Usage
+from paicli_tui.llm.types import ModelCancelled
 from paicli_tui.plan.ordered_schema import ORDERED_PLAN_SCHEMA
 from paicli_tui.tools.files import ReadFile
 from tests.support.cli import events, ledger_lines, paicli_env, run_paicli
@@ -73,10 +73,13 @@ def test_a_streamed_reply_arrives_in_deltas_and_the_server_reports_no_usage(llam
     assert "".join(texts) == result.content and result.content.strip()
     assert result.finish_reason in ("stop", "length")
     # llama-cpp-python 0.3.36 ignores stream_options: a streamed reply has no
-    # usage chunk. The product must say so, not count zero tokens as spent.
-    assert result.usage_reported is False and result.usage == Usage()
+    # usage chunk. The product counts the tokens itself and marks them so,
+    # never zero tokens as spent.
+    assert result.usage_reported is False and result.usage.estimated
+    assert result.usage.prompt_tokens > 5 and result.usage.completion_tokens >= len(texts) - 1
     [response] = of(seen, ev.ModelResponse)
-    assert response.usage_reported is False
+    assert response.usage_reported is False and response.usage_estimated
+    assert response.ttft_s is not None and response.ttft_s > 0
     [request] = of(seen, ev.ModelRequest)
     assert request.max_tokens == 24
 
@@ -194,6 +197,120 @@ def test_paicli_run_plan_decodes_its_plan_under_the_preset_schema_and_gets_past_
     assert events(lines, "dispatch"), "the plan ran"
     responses = events(lines, "model_response")
     assert responses and not any(line["payload"]["usage_reported"] for line in responses)
-    assert proc.stderr.count(NO_USAGE) == 1, proc.stderr
+    assert all(line["payload"]["usage_estimated"] for line in responses)
+    assert proc.stderr.count(USAGE_ESTIMATED) == 1, proc.stderr
+    [probed] = events(lines, "server_probed")
+    assert probed["payload"]["kind"] == "llama-cpp-python" and probed["payload"]["tokenizer"] is True
     verified = run_paicli(["verify", lines[0]["session"]], home=paicli_home, cwd=workspace, env=paicli_env(paicli_home))
     assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+# -- local models that work: probe, slots, interruptions, constrained replies ----
+
+
+def test_the_probe_knows_the_server_and_that_tools_reach_the_model_only_when_named(llama):
+    from paicli_tui.commands.doctor import measure
+    from paicli_tui.llm.server_probe import describe_server
+
+    info = describe_server(llama.base_url, "local")
+    assert (info.kind, info.slots, info.structured) == ("llama-cpp-python", 1, "json_object_schema")
+    assert info.tokenizer.endswith("/extras/tokenize/count")
+    with client(llama) as model:
+        measured = measure(model, info)
+    assert measured.tools == "forced", "a named tool_choice makes llama-cpp-python return a real tool call"
+    assert measured.ttft_s is not None and measured.ttft_s > 0
+
+
+def test_an_interrupted_stream_is_asked_again_and_one_slot_prevents_it(llama):
+    """llama-cpp-python cuts a running stream for any other request, even
+    GET /v1/models. Without the gate (a raw request here) the client asks
+    again; through the gate nothing is cut."""
+    bus, seen = recorded()
+
+    def interrupt_once(delta, fired=[]):
+        if len(fired) == 0 and delta.kind == "content":
+            fired.append(True)
+            threading.Thread(target=lambda: httpx.get(f"{llama.base_url}/models", timeout=30)).start()
+
+    with client(llama, bus) as model:
+        result = model.chat(LONG, agent="react", max_tokens=40, on_delta=interrupt_once)
+    retries = of(seen, ev.ModelRetry)
+    assert retries and "interrupted" in retries[0].reason
+    assert result.finish_reason in ("stop", "length") and result.content.strip()
+
+    from paicli_tui.llm.slots import gate_for
+
+    bus, seen = recorded()
+    finished: list = []
+
+    def gated(n: int) -> None:
+        with ChatClient(base_url=llama.base_url, model="local", bus=bus, max_retries=0, server_slots=1) as one:
+            finished.append(one.chat(LONG, agent=f"worker-{n}", max_tokens=24).finish_reason)
+
+    threads = [threading.Thread(target=gated, args=(n,)) for n in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(90)
+    assert sorted(finished) == sorted(r for r in finished if r in ("stop", "length")) and len(finished) == 2
+    assert not of(seen, ev.ModelRetry) and len(of(seen, ev.ModelQueued)) == 1
+    assert gate_for(llama.base_url, 1).peak == 1
+
+
+def test_a_constrained_reply_is_assembled_into_a_real_tool_call(llama, tmp_path):
+    from paicli_tui.llm.tool_union import UnreadableUnionReply
+    from paicli_tui.tools.listing import ListDir
+
+    tools = [ReadFile(tmp_path).schema(), ListDir(tmp_path).schema()]
+    calls = 0
+    with client(llama) as model:
+        model.tool_mode = "union"
+        for ask in ("Read the file notes.txt", "List the files in the folder src", "Show me what is in app.py"):
+            try:
+                result = model.chat([{"role": "system", "content": "You are a coding agent."},
+                                     {"role": "user", "content": ask}], agent="react", tools=tools, max_tokens=200)
+            except UnreadableUnionReply as exc:
+                # Only an answer cut at the output limit may be unfinished; any
+                # finished reply is one tool call or a final answer.
+                assert "cut at the output limit" in str(exc)
+                continue
+            assert result.tool_calls or result.content.strip()
+            calls += bool(result.tool_calls)
+            for call in result.tool_calls:
+                assert call.name in ("read_file", "list_dir") and isinstance(json.loads(call.arguments), dict)
+    assert calls >= 2, "a 135M model still calls a tool for most of these"
+
+
+def test_reports_and_verdicts_decode_under_their_bounded_grammar_forms(llama):
+    from paicli_tui.team.reply_schemas import REVIEW_VERDICT_SCHEMA, WORKER_REPORT_SCHEMA
+    from paicli_tui.team.structured import UNREADABLE, parse_review_verdict, parse_worker_report
+
+    report_asks = ["Report as JSON that you renamed greet to welcome in app.py.",
+                   "Report as JSON that you added a docstring to util.py."]
+    with client(llama) as model:
+        model.format_ceiling = "json_object_schema"  # what the probe sets for this server
+        for ask in report_asks:
+            reply = model.chat([{"role": "user", "content": ask}], agent="worker-1", max_tokens=300,
+                               response_format=response_format("json_schema", "paicli_worker_report", WORKER_REPORT_SCHEMA))
+            if reply.finish_reason != "length":
+                parse_worker_report(reply.content)  # raises when unreadable
+        verdict = model.chat([{"role": "user", "content": "Review: greet was renamed to welcome. Give a JSON verdict."}],
+                             agent="reviewer", max_tokens=400,
+                             response_format=response_format("json_schema", "paicli_review_verdict", REVIEW_VERDICT_SCHEMA))
+    assert verdict.finish_reason != "length", verdict.content
+    assert not parse_review_verdict(verdict.content).feedback.startswith(UNREADABLE)
+
+
+def test_tokens_of_a_streamed_reply_are_counted_with_the_servers_tokenizer(llama):
+    from paicli_tui.config.settings import Settings
+
+    settings = Settings(provider="custom", base_url=llama.base_url, model="local", max_retries=0)
+    # With a system message, as every agent sends: without one SmolLM2's
+    # template adds its own, which no count of the messages can see.
+    asked = [{"role": "system", "content": "You are a coding agent. Answer briefly."}, *SAID]
+    with ChatClient.from_settings(settings, session_id="real") as model:
+        streamed = model.chat(asked, agent="react", max_tokens=8)
+        assert model.token_counter is not None, "the probe found the tokenizer"
+        reported = model.chat(asked, agent="react", max_tokens=8, stream=False)
+    assert streamed.usage.estimated and reported.usage_reported and not reported.usage.estimated
+    assert abs(streamed.usage.prompt_tokens - reported.usage.prompt_tokens) <= 0.3 * reported.usage.prompt_tokens

@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -68,6 +69,30 @@ def test_signal_kills_the_command_group_and_records_the_outcome(workspace, paicl
     assert [line["seq"] for line in lines] == list(range(1, len(lines) + 1))
 
 
+def test_the_same_signal_twice_at_once_still_records_the_outcome(workspace, paicli_home):
+    """What `timeout` does: SIGTERM to the process, then to its group."""
+    pids: list[int] = []
+    with LoopbackServer(long_command_script()) as server:
+        proc = start_run(server, workspace, paicli_home)
+        try:
+            pids = read_pids(workspace / "pids", 2, 30)
+            proc.send_signal(signal.SIGTERM)
+            time.sleep(0.05)
+            proc.send_signal(signal.SIGTERM)
+            out, err = proc.communicate(timeout=30)
+            assert proc.returncode == 143, err
+            assert "again while stopping" not in err
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate(timeout=10)
+            kill_quietly(pids[1:], groups=pids[:1])
+    lines = ledger_lines(paicli_home)
+    assert len(events(lines, "run_cancelled")) == 1
+    (outcome,) = events(lines, "run_outcome")
+    assert outcome["payload"]["status"] == "cancelled"
+
+
 def test_a_second_signal_exits_at_once_and_still_kills_the_group(workspace, paicli_home):
     # The command ignores SIGTERM, so the cancel's group kill waits out its
     # grace before SIGKILL: the second signal lands while paicli is stopping.
@@ -80,10 +105,12 @@ def test_a_second_signal_exits_at_once_and_still_kills_the_group(workspace, paic
             pids = read_pids(workspace / "pids", 2, 30)
             proc.send_signal(signal.SIGTERM)
             wait_for_ledger_event(paicli_home, "run_cancelled")  # a pending signal is not queued twice
-            proc.send_signal(signal.SIGTERM)
+            # Another signal: the same one within DUPLICATE_WINDOW_S would
+            # count as one delivered twice (to the process and its group).
+            proc.send_signal(signal.SIGHUP)
             out, err = proc.communicate(timeout=30)
             assert proc.returncode == 143, err
-            assert "SIGTERM again while stopping" in err
+            assert "SIGHUP again while stopping" in err
             assert gone_within(pids[1:], 5) and group_members(pids[0]) == []
         finally:
             if proc.poll() is None:

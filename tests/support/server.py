@@ -117,7 +117,26 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             self.server.owner._closed(self.connection)
 
+    def _route(self, method: str, raw: bytes = b"") -> bool:
+        """Answer a canned route (LoopbackServer.routes); False when none matches."""
+        owner = self.server.owner
+        route = owner.routes.get((method, self.path.split("?")[0]))
+        if route is None:
+            return False
+        owner._arrived()
+        try:
+            if callable(route):
+                status, answer = route(json.loads(raw or b"{}"))
+            else:
+                status, answer = 200, route
+            self._send_plain(status, json.dumps(answer).encode())
+        finally:
+            owner._left()
+        return True
+
     def do_GET(self) -> None:
+        if self._route("GET"):
+            return
         if self.path.rstrip("/").endswith("/models"):
             self._send_plain(200, json.dumps({"object": "list", "data": [{"id": "scripted", "object": "model"}]}).encode())
         else:
@@ -126,6 +145,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
+        if self._route("POST", raw):
+            return
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._send_plain(404, b'{"error": {"message": "not found: only /v1/chat/completions"}}')
             return
@@ -136,22 +157,34 @@ class _Handler(BaseHTTPRequestHandler):
             return
         owner = self.server.owner
         request = RecordedRequest(self.path, Headers(self.headers.items()), body)
+        arrival = owner._arrived()
+        self._counted = True
         try:
-            reply = owner.respond(request)
-        except Exception as exc:  # a broken responder must not kill the server
-            reply = Reply(status=500, body=json.dumps({"error": {"message": f"responder failed: {exc!r}"}}))
-        if isinstance(reply, RawReply):
-            self._raw(reply)
-            return
-        if reply.delay > 0 and owner.stopping.wait(reply.delay):
-            self.close_connection = True
-            return
-        try:
-            self._reply(reply, bool(body.get("stream")), str(body.get("model") or "scripted"))
-        except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
-            self.close_connection = True  # the client went away (cancelled): fine
+            try:
+                reply = owner.respond(request)
+            except Exception as exc:  # a broken responder must not kill the server
+                reply = Reply(status=500, body=json.dumps({"error": {"message": f"responder failed: {exc!r}"}}))
+            if isinstance(reply, RawReply):
+                self._raw(reply)
+                return
+            if reply.delay > 0 and owner.stopping.wait(reply.delay):
+                self.close_connection = True
+                return
+            try:
+                self._reply(reply, bool(body.get("stream")), str(body.get("model") or "scripted"), arrival)
+            except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
+                self.close_connection = True  # the client went away (cancelled): fine
+        finally:
+            self._leave()
 
-    def _reply(self, reply: Reply, streamed: bool, model: str) -> None:
+    def _leave(self) -> None:
+        """No longer in flight; called before a stream's last bytes, since the
+        client may send its next request the moment it has read them."""
+        if getattr(self, "_counted", False):
+            self._counted = False
+            self.server.owner._left()
+
+    def _reply(self, reply: Reply, streamed: bool, model: str, arrival: int = 0) -> None:
         plain = plain_body(reply, streamed)
         if plain is not None:
             self._send_plain(reply.status, plain[0], plain[1], reply.headers)
@@ -167,7 +200,15 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.flush()
         stopping = self.server.owner.stopping
+        owner = self.server.owner
         for n, event in enumerate(sse_events(reply, model)):
+            if owner.interrupting and owner.arrivals != arrival and not event.startswith(b"data: [DONE]"):
+                # llama-cpp-python's rule: a request arriving mid-stream ends
+                # this one with [DONE] and no finish_reason.
+                owner.interrupted += 1
+                event = b"data: [DONE]\n\n"
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+                break
             if reply.drop_after_chunks is not None and n >= reply.drop_after_chunks:
                 self._drop()
                 return
@@ -176,6 +217,7 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
             self.wfile.flush()
+        self._leave()
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
 
@@ -218,8 +260,20 @@ class _Handler(BaseHTTPRequestHandler):
 class LoopbackServer:
     """Context manager around a threaded HTTP server on 127.0.0.1:0."""
 
-    def __init__(self, responder: Responder | None = None) -> None:
+    def __init__(self, responder: Responder | None = None, routes: dict | None = None, interrupting: bool = False) -> None:
         self.responder: Responder = responder if responder is not None else Script()
+        #: Canned answers by (method, path): a JSON value, or a function of
+        #: the request body giving (status, JSON value). Lets one server
+        #: stand in for llama-server (/props), llama-cpp-python
+        #: (/openapi.json, /extras/tokenize/count), Ollama (/api/show).
+        self.routes: dict = dict(routes or {})
+        #: End a running stream with [DONE] and no finish_reason when another
+        #: request arrives, as llama-cpp-python does by default.
+        self.interrupting = interrupting
+        self.arrivals = 0
+        self.in_flight = 0
+        self.peak_in_flight = 0
+        self.interrupted = 0
         self.requests: list[RecordedRequest] = self.responder.requests if isinstance(self.responder, Script) else []
         self.stopping = threading.Event()
         self._connections: set[socket.socket] = set()
@@ -237,6 +291,17 @@ class LoopbackServer:
             with self._lock:
                 self.requests.append(request)
         return self.responder(request)
+
+    def _arrived(self) -> int:
+        with self._lock:
+            self.arrivals += 1
+            self.in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+            return self.arrivals
+
+    def _left(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
 
     def _opened(self, connection: socket.socket) -> None:
         with self._lock:

@@ -36,6 +36,7 @@ class Reply:
     drop_after_chunks: int | None = None  # disconnect mid-stream after N chunks
     repeat_tool_names: bool = False  # llama.cpp quirk: id and name in every chunk
     ping_comments: bool = False  # ": ping" lines between chunks
+    interrupted_after_chunks: int | None = None  # N content chunks, then [DONE] with no finish_reason
 
     @property
     def final_reason(self) -> str:
@@ -163,6 +164,12 @@ def sse_events(reply: Reply, model: str = "scripted") -> Iterator[bytes]:
     """The SSE body of a streamed reply, one event per item."""
     ping = b": ping\n\n" if reply.ping_comments else b""
     yield _chunk(model, {"role": "assistant", "content": ""})
+    if reply.interrupted_after_chunks is not None:
+        # What llama-cpp-python sends when another request cuts this one short.
+        for piece in _pieces(reply.content, reply.chunk_chars)[: reply.interrupted_after_chunks]:
+            yield _chunk(model, {"content": piece})
+        yield b"data: [DONE]\n\n"
+        return
     for piece in _pieces(reply.reasoning, reply.chunk_chars):
         yield ping + _chunk(model, {"reasoning_content": piece})
     for piece in _pieces(reply.content, reply.chunk_chars):

@@ -127,6 +127,8 @@ class CommandRunner:
         screen = self.screen
         if not name:
             await screen.transcript.add_line(f"model: {screen.session.model_label} (/model NAME switches)", "info")
+            for line in _server_lines(screen.session):
+                await screen.transcript.add_line(line, "muted")
             return
         try:
             label = screen.session.set_model(name)
@@ -146,3 +148,16 @@ class CommandRunner:
             return
         screen.app.copy_to_clipboard(answer)
         await screen.transcript.add_line(f"copied the last answer ({len(answer):,} characters)", "muted")
+
+
+def _server_lines(session) -> list[str]:
+    """What the probe learnt about a local model server (nothing before the
+    first call, or for a remote provider)."""
+    from paicli_tui.llm.server_probe import known
+    from paicli_tui.present.server_text import server_lines
+
+    settings = getattr(session, "settings", None)
+    if settings is None:
+        return []
+    info = known(settings.resolved().base_url)
+    return server_lines(info, settings) if info is not None else []

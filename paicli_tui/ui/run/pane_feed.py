@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from paicli_tui import events as ev
-from paicli_tui.present.event_lines import argument_subject
+from paicli_tui.present.event_lines import SLOW_FIRST_TOKEN_S, argument_subject, queued_words, speed_words
 from paicli_tui.present.figures import format_elapsed
 from paicli_tui.ui.run.text_chunks import plain_line
 from paicli_tui.ui.run.pane_ops import (
@@ -147,6 +147,8 @@ class PaneRouter:
         if worker:
             self.feed.close(worker)
             self.feed.reply_ended(self._out(up, worker), item.actor, final=not item.tool_calls)
+            if item.ttft_s is not None and item.ttft_s >= SLOW_FIRST_TOKEN_S:
+                self._notice(up, worker, "retry", speed_words(item.ttft_s, item.tokens_per_s))
 
     # -- run events ------------------------------------------------------------------
 
@@ -207,6 +209,8 @@ class PaneRouter:
                 self._notice(up, worker, "error", f"✗ model call failed ({item.kind}): {item.message}")
             case ev.ModelRetry():
                 self._notice(up, worker, "warning", f"↻ model retry {item.attempt}: {item.reason}")
+            case ev.ModelQueued():
+                self._notice(up, worker, "retry", f"⧗ {queued_words(item.slots)}")
             case ev.AgentNote():
                 self._notice(up, worker, "warning", item.text)
             case ev.AgentFinished() if item.status not in ("final", "cancelled"):

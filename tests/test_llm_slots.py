@@ -1,0 +1,145 @@
+"""One request per server slot, and interrupted replies asked again.
+
+The loopback server plays llama-cpp-python's rule (``interrupting``): a
+request that arrives while a reply streams ends that reply with ``[DONE]``
+and no finish_reason."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from paicli_tui.config.settings import Settings
+from paicli_tui.events import EventBus, ModelQueued, ModelResponse, ModelRetry
+from paicli_tui.llm.client import ChatClient
+from paicli_tui.llm.offline.scripted import Reply, Script
+from paicli_tui.llm.slots import SlotGate, gate_for, server_root
+from paicli_tui.llm.types import ModelCancelled, ModelDeadlineError, ModelInterrupted
+from tests.support.server import LoopbackServer
+
+#: What makes the loopback server pass for llama-cpp-python (one slot) to the probe.
+ONE_SLOT_SERVER = {("GET", "/openapi.json"): {"info": {"title": "🦙 llama.cpp Python API"}, "paths": {}}}
+
+
+def recording_bus() -> EventBus:
+    bus = EventBus("sess-slots")
+    bus.events = []
+    bus.subscribe(bus.events.append)
+    return bus
+
+
+def slow_reply(text: str) -> Reply:
+    return Reply(content=text, chunk_chars=8, chunk_delay=0.02)
+
+
+def test_an_interrupted_reply_is_asked_again_not_returned_as_a_reply():
+    script = Script({"react": [Reply(content="partial answer that gets cut", interrupted_after_chunks=2),
+                               Reply(content="the whole answer")]})
+    bus = recording_bus()
+    with LoopbackServer(script) as server:
+        with ChatClient(base_url=server.base_url, model="m", bus=bus, max_retries=0) as client:
+            result = client.chat([{"role": "user", "content": "q"}], agent="react")
+    assert result.content == "the whole answer"
+    assert len(server.requests) == 2
+    [retry] = [e for e in bus.events if isinstance(e, ModelRetry)]
+    assert "interrupted" in retry.reason and "[DONE] without a finish_reason" in retry.reason
+
+
+def test_a_reply_interrupted_every_time_fails_with_the_reason():
+    script = Script({"react": [Reply(content="cut cut cut", interrupted_after_chunks=1)] * 3})
+    with LoopbackServer(script) as server:
+        with ChatClient(base_url=server.base_url, model="m", max_retries=0) as client:
+            with pytest.raises(ModelInterrupted, match="interrupted"):
+                client.chat([], agent="react")
+    assert len(server.requests) == 3  # the first try and two interruption retries
+
+
+def test_without_a_gate_parallel_calls_cut_each_other_off():
+    """The failure the gate exists for (shown with the gate switched off)."""
+    with LoopbackServer(Script(default=lambda r: slow_reply("word " * 20)), interrupting=True) as server:
+        results = _four_parallel_calls(server, Settings(provider="custom", base_url=server.base_url, server_slots=0))
+    assert server.peak_in_flight > 1 and server.interrupted > 0
+
+
+def test_one_slot_serialises_calls_and_announces_the_wait():
+    with LoopbackServer(Script(default=lambda r: slow_reply("word " * 20)), routes=ONE_SLOT_SERVER,
+                        interrupting=True) as server:
+        bus = recording_bus()
+        results = _four_parallel_calls(server, Settings(provider="custom", base_url=server.base_url), bus)
+    assert server.peak_in_flight == 1 and server.interrupted == 0
+    assert results == ["word " * 20] * 4
+    assert not [e for e in bus.events if isinstance(e, ModelRetry)]
+    queued = [e for e in bus.events if isinstance(e, ModelQueued)]
+    assert len(queued) == 3 and {e.slots for e in queued} == {1}
+    responses = [e for e in bus.events if isinstance(e, ModelResponse)]
+    assert sum(r.queued_s > 0.05 for r in responses) == 3
+
+
+def _four_parallel_calls(server, settings: Settings, bus: EventBus | None = None) -> list[str]:
+    results: list[str] = []
+    lock = threading.Lock()
+
+    def call(n: int) -> None:
+        # One client per thread, as sessions have: the gate is per server.
+        with ChatClient.from_settings(settings.model_copy(update={"max_retries": 0}), session_id=f"s{n}", bus=bus) as client:
+            try:
+                text = client.chat([{"role": "user", "content": str(n)}], agent=f"worker-{n}").content
+            except ModelInterrupted as exc:
+                text = str(exc)
+        with lock:
+            results.append(text)
+
+    threads = [threading.Thread(target=call, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    return results
+
+
+def test_time_queued_does_not_count_against_the_call_deadline():
+    with LoopbackServer(Script(default=lambda r: Reply(content="ok", delay=0.6)), routes=ONE_SLOT_SERVER) as server:
+        settings = Settings(provider="custom", base_url=server.base_url, max_retries=0)
+        first = ChatClient.from_settings(settings, session_id="a")
+        second = ChatClient.from_settings(settings, session_id="b")
+        holder = threading.Thread(target=lambda: first.chat([], agent="a"))
+        holder.start()
+        time.sleep(0.1)
+        # 0.8 s from now: the call waits ~0.5 s for the slot, then needs 0.6 s.
+        result = second.chat([], agent="b", deadline=time.monotonic() + 0.8)
+        holder.join()
+        first.close()
+        second.close()
+    assert result.content == "ok" and result.queued_s > 0.3
+
+
+def test_the_hard_deadline_binds_while_queued():
+    gate = SlotGate(1)
+    gate.acquire()
+    with pytest.raises(ModelDeadlineError, match="waiting for the model server"):
+        gate.acquire(deadline=time.monotonic() + 0.1)
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(ModelCancelled):
+        gate.acquire(cancel=cancel)
+    gate.release()
+    assert gate.acquire() < 0.05
+
+
+def test_a_server_of_unknown_kind_is_not_held_to_one_slot():
+    """Before its probe a local server gets one slot; a server that says
+    nothing about slots (a proxy, vLLM) then serves calls side by side."""
+    with LoopbackServer(Script(default=lambda r: slow_reply("word " * 20))) as server:
+        results = _four_parallel_calls(server, Settings(provider="custom", base_url=server.base_url))
+    assert server.peak_in_flight > 1 and results == ["word " * 20] * 4
+
+
+def test_slots_follow_the_server_and_the_setting():
+    assert server_root("http://127.0.0.1:8080/v1") == server_root("http://127.0.0.1:8080") == "http://127.0.0.1:8080"
+    assert gate_for("http://127.0.0.1:9/v1", 1) is gate_for("http://127.0.0.1:9", 3)
+    assert Settings(provider="llamacpp").slots_for("http://127.0.0.1:8080/v1") == 1
+    assert Settings(provider="openai").slots_for("https://api.openai.com/v1") is None
+    assert Settings(provider="llamacpp", server_slots=0).slots_for("http://127.0.0.1:8080/v1") is None
+    assert Settings(provider="openai", server_slots=2).slots_for("https://api.openai.com/v1") == 2
