@@ -50,6 +50,12 @@ class SessionBusy(RuntimeError):
     """Input arrived while a turn or run is still going."""
 
 
+class ProviderUnavailable(RuntimeError):
+    """The provider cannot answer (a remote server and no API key, a base URL
+    that is not one): refused before anything is sent, rather than after a
+    minute of retries."""
+
+
 @dataclass(frozen=True)
 class RunOutcome:
     kind: RunKind
@@ -269,7 +275,14 @@ class Session:
     def start_team(self, goal: str, plan: "Plan | None" = None) -> "Future[RunOutcome]":
         return self._start(self.run_team, goal, plan)
 
+    def provider_problem(self) -> str | None:
+        """Why a model request cannot work right now, as one line with the fix."""
+        problem = self.settings.resolved().problem()
+        return f"Not sent: {problem}" if problem else None
+
     def _start(self, job, *args) -> "Future[RunOutcome]":
+        if job != self._clear_job and (problem := self.provider_problem()):
+            raise ProviderUnavailable(problem)
         if not self._busy.acquire(blocking=False):
             raise SessionBusy("still working on the previous request (Esc cancels it)")
         self._cancel = threading.Event()

@@ -263,6 +263,12 @@ class MainScreen(Screen):
             self._usage_before = self.session.usage
             self.status.usage = self.conversation_usage()
             return await self._start_job(lambda: self.session.submit("/clear"))
+        problem = getattr(self.session, "provider_problem", lambda: None)()
+        if problem:
+            # Refused at once, with the fix; the text stays for after the fix.
+            await self.transcript.add_line(problem, "error")
+            self.prompt.put_back(shown or text, (), attachments)
+            return False
         await self.transcript.add_user(shown or text)
         if attachments and (text.startswith(("/plan", "/team")) or self.session.approval_mode == "plan"):
             await self.transcript.add_line("attached files go with ordinary turns; a /plan or /team run does not "
