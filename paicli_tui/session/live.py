@@ -95,6 +95,8 @@ class Session:
         provider = settings.resolved()
         self.ledger = Ledger(self.bus, redact=self.redactor.secrets)
         self.client = ChatClient.from_settings(settings, session_id=self.session_id, bus=self.bus, transport=transport)
+        #: A transport handed in answers requests itself (the demo, a scripted model): no server, no key.
+        self._answers_in_process = transport is not None
         self.model_label = self.client.model_label
         self.assembler = PromptAssembler(workspace)
         risk_checker = None
@@ -277,6 +279,8 @@ class Session:
 
     def provider_problem(self) -> str | None:
         """Why a model request cannot work right now, as one line with the fix."""
+        if self._answers_in_process or self.settings.provider == "demo":
+            return None
         problem = self.settings.resolved().problem()
         return f"Not sent: {problem}" if problem else None
 
