@@ -211,14 +211,15 @@ class PaicliApp(App[None]):
     def action_interrupt(self) -> None:
         """Ctrl+C: copy what the mouse selected; else interrupt the running
         turn (as Esc does); with nothing running, or after the turn was
-        interrupted, twice within QUIT_WINDOW_SECONDS quits."""
+        interrupted, twice within QUIT_WINDOW_SECONDS quits. A replay has no
+        turn to interrupt: twice quits at once."""
         selected = self.screen.get_selected_text()
         if selected:
             self.copy_to_clipboard(selected)
             self.screen.clear_selection()
             self.notify(f"copied the selection ({len(selected):,} characters)", timeout=3, markup=False)
             return
-        if self.session.busy and not self._cancel_sent:
+        if self.session.busy and not self._cancel_sent and not getattr(self.session, "is_replay", False):
             # Once per turn: a turn that does not stop (a dialog waiting on
             # the person, a stuck call) must still let the person quit.
             self._cancel_sent = True

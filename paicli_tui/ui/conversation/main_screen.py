@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual import events
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -132,7 +133,7 @@ class MainScreen(Screen):
         return self.painter is not None and self.is_attached and bool(self.query(StatusBar))
 
     async def on_mount(self) -> None:
-        self.painter = TranscriptPainter(self.transcript)
+        self.painter = TranscriptPainter(self.transcript, replay=bool(self.read_only_reason))
         status = self.status
         status.mode = self.session.approval_mode
         status.model_label = self.session.model_label
@@ -142,6 +143,7 @@ class MainScreen(Screen):
         if self.read_only_reason:
             # A replay: no goal to type, no key or model to complain about.
             status.show_replay()
+            self.prompt.read_only = True
             await self.transcript.add_line(self.session.intro, "muted")
             problems = list(getattr(self.session, "warnings", []))
         else:
@@ -176,10 +178,12 @@ class MainScreen(Screen):
 
     def placeholder_text(self) -> str:
         """What Enter will do now: the hook the input's placeholder is set through."""
+        if self.read_only_reason:
+            return f"{self.session.model_label} — read-only: nothing you type is sent · Ctrl+C twice quits"
         return placeholder_for(self.session.approval_mode, bool(self.session.busy))
 
     def show_busy(self) -> None:
-        busy = bool(self.session.busy)
+        busy = bool(self.session.busy) and not self.read_only_reason  # a replay playing is not a turn to cancel
         self.prompt.show_busy(busy)
         if busy != self._busy_shown:
             self._busy_shown = busy
@@ -250,6 +254,13 @@ class MainScreen(Screen):
         if not text:
             return
         command = parse_slash(text)
+        if self.read_only_reason and not (command is not None and command.name not in JOB_COMMANDS):
+            # A replay sends nothing and queues nothing; its own commands (/help, /copy) still work.
+            self.prompt.clear()
+            if not self._told_read_only:
+                self._told_read_only = True
+                await self.transcript.add_line(self.read_only_reason, "warning")
+            return
         if command is not None and command.name not in JOB_COMMANDS:
             await self.commands.run(command)
         elif self.session.busy or self.queued.items:
@@ -358,6 +369,12 @@ class MainScreen(Screen):
         if self.focused is not self.prompt or self.prompt.text or not self.queued.items:
             raise SkipAction()  # the editor's own Up (history, the menu, the cursor)
         self._return_to_input([self.queued.pop_last()])
+
+    def on_key(self, event: events.Key) -> None:
+        # The replay's editor is read-only, so the first character typed is where to say why.
+        if self.read_only_reason and event.is_printable and not self._told_read_only:
+            self._told_read_only = True
+            self.run_worker(self.transcript.add_line(self.read_only_reason, "warning"))
 
     def on_text_area_changed(self, event: PromptEditor.Changed) -> None:
         if event.text_area is self.prompt:
