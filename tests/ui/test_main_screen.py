@@ -79,7 +79,7 @@ async def test_help_model_and_unknown_commands(app, session):
             await submit(pilot, line)
         await settle(pilot)
         text = transcript_text(app)
-        assert "help: F1, or ? on an empty input, opens it again" in text
+        assert "› /help" in text
         assert "model: demo" in text
         assert "unknown command /frobnicate" in text
         assert session.submitted == []

@@ -35,6 +35,7 @@ from paicli_tui.ui.conversation.command_provider import SlashCommandProvider
 from paicli_tui.ui.conversation.command_runner import JOB_COMMANDS, CommandRunner
 from paicli_tui.ui.conversation.composer import Composer
 from paicli_tui.ui.conversation.mode_words import mode_line, placeholder_for
+from paicli_tui.ui.conversation.new_below import NewBelow
 from paicli_tui.ui.conversation.painter import TranscriptPainter
 from paicli_tui.ui.conversation.prompt_editor import PromptEditor
 from paicli_tui.ui.conversation.queued_inputs import QueuedInput, QueuedInputs
@@ -105,6 +106,7 @@ class MainScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
+        yield NewBelow(id="new-below")
         with Vertical(id="bottom"):
             yield QueuedInputs(id="queued")
             yield Composer(self.argument_choices, self.session.workspace, id="composer",
@@ -133,6 +135,8 @@ class MainScreen(Screen):
         return self.painter is not None and self.is_attached and bool(self.query(StatusBar))
 
     async def on_mount(self) -> None:
+        new_below = self.query_one(NewBelow)
+        self.watch(self.transcript, "new_below", lambda shown: setattr(new_below, "display", shown))
         self.painter = TranscriptPainter(self.transcript, replay=bool(self.read_only_reason))
         status = self.status
         status.mode = self.session.approval_mode
@@ -363,7 +367,7 @@ class MainScreen(Screen):
             case "home":
                 transcript.scroll_home(animate=False)
             case "end":
-                transcript.scroll_end(animate=False)
+                transcript.follow()
 
     def action_edit_queued(self) -> None:
         if self.focused is not self.prompt or self.prompt.text or not self.queued.items:
