@@ -160,8 +160,12 @@ class Session:
             raise ValueError("usage: /model NAME (one word, e.g. deepseek-reasoner)")
         if self.busy:
             raise SessionBusy("a run is going; change the model when it ends")
+        if self.settings.provider == "demo":
+            # The demo answers every name the same way: a label saying otherwise would mislead.
+            raise ValueError(f"the offline demo has no other models: start paicli with --provider or --base-url "
+                             f"and --model {model} to use {model}")
         self.client.model = model
-        self.client.model_label = f"{model} (DEMO)" if self.settings.provider == "demo" else model
+        self.client.model_label = model
         self.model_label = self.client.model_label
         self.bus.publish(ModelChanged("session", model, self.model_label))
         return self.model_label

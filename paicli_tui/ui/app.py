@@ -43,7 +43,19 @@ class PaicliApp(App[None]):
         Binding("ctrl+c", "interrupt", "Copy the selection; else cancel the running turn; else, twice, quit",
                 show=False, priority=True, id="app.quit"),
         Binding("f1", "show_help", "Help: every key of every screen", show=False, id="app.help"),
+        # Priority: the Keys panel (Ctrl+P → Keys) is a docked widget, not a screen, so the
+        # screen's own Esc would otherwise act behind it.
+        Binding("escape", "hide_keys_panel", "Close the keys panel", show=False, priority=True,
+                id="app.hide_keys_panel"),
     ]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "hide_keys_panel":
+            return bool(self.screen.query("HelpPanel"))
+        return True
+
+    def action_hide_keys_panel(self) -> None:
+        self.action_hide_help_panel()
 
     def __init__(
         self,
