@@ -10,6 +10,7 @@ from paicli_tui.config.settings import Settings
 from paicli_tui.records.ledger import read_ledger
 from paicli_tui.llm.offline.scripted import Reply, Script, ScriptedTransport
 from paicli_tui.session.live import Session
+from paicli_tui.session.port import AgentTurn
 
 
 def test_a_text_file_is_attached_whole(tmp_path):
@@ -70,7 +71,7 @@ def test_a_react_turn_carries_the_files_and_the_ledger_names_them(tmp_path):
     settings = Settings(provider="custom", base_url="http://scripted.invalid/v1", model="m", max_retries=0)
     session = Session(settings, workspace, transport=ScriptedTransport(script))
     try:
-        outcome = session.submit("what does it say?", ("notes.txt", "gone.txt")).result(timeout=20)
+        outcome = session.submit(AgentTurn("what does it say?", ("notes.txt", "gone.txt"))).result(timeout=20)
     finally:
         session.close()
     assert outcome.ok and outcome.text == "It says 42."
@@ -94,7 +95,7 @@ def test_a_known_secret_in_an_attached_file_never_reaches_the_model(tmp_path, mo
     settings = Settings(provider="custom", base_url="http://scripted.invalid/v1", model="m", max_retries=0)
     session = Session(settings, tmp_path, transport=ScriptedTransport(script))
     try:
-        session.submit("check", (".env.example",)).result(timeout=20)
+        session.submit(AgentTurn("check", (".env.example",))).result(timeout=20)
     finally:
         session.close()
     user = script.requests[0].messages[-1]["content"]

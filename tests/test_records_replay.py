@@ -201,6 +201,9 @@ def test_a_text_replay_of_an_app_session_shows_each_input_and_a_plan_cancelled_a
         def review(self, plan, goal):
             return ReviewDecision("cancel")
 
+        def report_error(self, message):
+            raise AssertionError(message)
+
     settings = Settings(provider="custom", base_url="http://scripted.invalid/v1", model="m", max_retries=0)
     script = Script({"react": [Reply(content="hello back")],
                      "planner": [Reply(content='{"tasks": [{"id": "a", "description": "x", "dependencies": []}]}')]})

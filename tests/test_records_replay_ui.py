@@ -16,9 +16,11 @@ from paicli_tui.policy.approval import AutoApprover
 from paicli_tui.ui.app import PaicliApp
 from paicli_tui.ui.bridge.event_pump import EventPump
 from paicli_tui.ui.run.pane_ops import op_text
-from paicli_tui.ui.run.run_model import RunModel, tasks_from_plan
+from paicli_tui.records.run_views import tasks_from_plan
+from paicli_tui.ui.run.run_model import RunModel
 from paicli_tui.ui.run.run_screen import RunScreen
 from tests.support.recorder import StepResponder, team_plan
+from paicli_tui.session.port import AgentTurn
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -96,7 +98,7 @@ def test_a_replay_takes_no_input_and_stops_on_cancel(tmp_path):
     session = ReplaySession(path)
     assert session.model_label.startswith(f"replay of {path.stem}") and session.workspace == tmp_path / "ws"
     with pytest.raises(ReplayReadOnly, match="takes no input"):
-        session.submit("do something")
+        session.submit(AgentTurn("do something"))
     session.cancel()
     assert session.play(1.0) is False and session.finished.is_set()
 

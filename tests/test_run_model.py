@@ -9,7 +9,8 @@ from paicli_tui.ui.bridge.event_pump import EventPump
 from paicli_tui.present.figures import format_elapsed, format_tokens
 from paicli_tui.ui.run import pane_ops as ops
 from paicli_tui.ui.run.run_figures import heading_figures
-from paicli_tui.ui.run.run_model import RunModel, tasks_from_plan
+from paicli_tui.records.run_views import tasks_from_plan
+from paicli_tui.ui.run.run_model import RunModel
 
 PLAN = {
     "tasks": [

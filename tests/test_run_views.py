@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from rich.cells import cell_len
 
-from paicli_tui.present.figures import approximate_cost, format_clock, format_elapsed, narrow_glyphs
+from paicli_tui.present.figures import format_clock, format_cost, format_elapsed, format_tokens, narrow_glyphs
 from paicli_tui.ui.run.plain_log import WrappedText, wrap
 from paicli_tui.ui.run.run_hints import hints_for
 from paicli_tui.ui.run.run_layout import MIN_PANE_WIDTH, plan_layout, tree_width
-from paicli_tui.ui.run.task_views import AttemptView, TaskView
+from paicli_tui.records.run_views import AttemptView, TaskView
 from paicli_tui.ui.run.text_chunks import Chunker, plain_line
 from paicli_tui.ui.run.timeline_model import build_timeline, critical_path
 
@@ -119,7 +119,14 @@ def test_the_timeline_has_a_lane_per_worker_and_a_bar_per_attempt():
 def test_figures_show_tenths_below_ten_seconds_and_a_clock_for_the_run():
     assert [format_elapsed(s) for s in (0.96, 4.1, 9.94, 9.96, 61)] == ["1.0s", "4.1s", "9.9s", "10s", "1m01s"]
     assert (format_clock(12.7), format_clock(3723)) == ("00:12", "1:02:03")
-    assert (approximate_cost(0.0213), approximate_cost(0.0042)) == ("≈$0.02", "≈$0.0042")
+
+
+def test_one_formatter_for_tokens_and_one_for_cost():
+    assert [format_tokens(n) for n in (171, 3000, 3456, 12_345, 1_234_567)] == [
+        "171 tok", "3k tok", "3.5k tok", "12k tok", "1.2M tok"]
+    assert format_tokens(12_345, "") == "12k"
+    assert [format_cost(d) for d in (0, 0.0042, 0.0213, 12.5)] == ["$0", "$0.0042", "$0.02", "$12.50"]
+    assert format_cost(0.0042, estimate=True) == "≈$0.0042"
 
 
 def test_the_summarys_emoji_become_narrow_glyphs():

@@ -14,7 +14,8 @@ from paicli_tui.llm.offline.scripted import Reply
 from paicli_tui.plan.model import PlanStatus, TaskStatus
 from paicli_tui.present.event_lines import describe
 from paicli_tui.ui.run.pane_ops import VerdictOp
-from paicli_tui.ui.run.run_model import RunModel, tasks_from_plan
+from paicli_tui.records.run_views import tasks_from_plan
+from paicli_tui.ui.run.run_model import RunModel
 from tests.test_team_orchestrator import StepScript, Team, approve, plan_of
 
 pytestmark = pytest.mark.timeout(30)

@@ -17,6 +17,7 @@ import argparse
 import sys
 import time
 from concurrent.futures import TimeoutError as FutureTimeout
+from pathlib import Path
 
 from paicli_tui.commands.common import CommandError, fail, load_or_fail, workspace_from_args
 from paicli_tui.present.headless import JsonPrinter, TextPrinter
@@ -34,17 +35,12 @@ def _approver(args: argparse.Namespace):
 
 
 def _plan_from_file(path: str, prefix: str):
-    from paicli_tui.plan.parser import PlanError, parse_plan
+    from paicli_tui.plan.files import PlanFileError, load_plan_file
 
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CommandError(f"cannot read plan file {path}: {exc}", 1) from None
-    try:
-        return parse_plan(text, id_prefix=prefix)
-    except PlanError as exc:
-        raise CommandError(f"{path}: {exc}", 1) from None
+        return load_plan_file(Path(path), prefix)
+    except PlanFileError as exc:
+        raise CommandError(str(exc), 1) from None
 
 
 def _mode_for(asked: str | None, plan_file: str | None) -> str:
@@ -56,17 +52,9 @@ def _mode_for(asked: str | None, plan_file: str | None) -> str:
         raise CommandError("--plan-file runs a saved plan: use it with --mode plan or --mode team, or leave --mode out", 2)
     if asked is not None:
         return asked
-    from paicli_tui.plan.schema import entries_key
-    from paicli_tui.plan.strict_json import StrictJsonError, read_json_object
+    from paicli_tui.plan.files import plan_file_kind
 
-    try:
-        with open(plan_file, encoding="utf-8") as handle:
-            data = read_json_object(handle.read(), "plan file")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CommandError(f"cannot read plan file {plan_file}: {exc}", 1) from None
-    except StrictJsonError:
-        return "plan"  # the parser reports what is wrong with it
-    return "team" if entries_key(data) == "steps" else "plan"
+    return plan_file_kind(Path(plan_file))
 
 
 def main(args: argparse.Namespace) -> int:
@@ -98,6 +86,7 @@ def main(args: argparse.Namespace) -> int:
 def _run(args, settings, workspace, goal, plan, out, err, shutdown: SignalShutdown) -> int:
     from paicli_tui.plan.review import LineReviewer
     from paicli_tui.session.live import Session
+    from paicli_tui.session.port import AgentTurn, PlanRun, TeamRun
 
     reviewer = None
     if not args.yes and args.mode in ("plan", "team"):
@@ -111,12 +100,9 @@ def _run(args, settings, workspace, goal, plan, out, err, shutdown: SignalShutdo
     outcome = None
     try:
         if shutdown.signum is None:
-            if args.mode == "plan":
-                future = session.start_plan(goal, plan)
-            elif args.mode == "team":
-                future = session.start_team(goal, plan)
-            else:
-                future = session.start_react(goal)
+            command = {"plan": PlanRun, "team": TeamRun}[args.mode](goal, plan) if args.mode in ("plan", "team") \
+                else AgentTurn(goal)
+            future = session.submit(command)
             outcome = _wait(future, session, shutdown)
     finally:
         session.close(CANCEL_GRACE_S, reason=shutdown.reason if shutdown.signum else "cancelled by the user")

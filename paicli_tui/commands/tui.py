@@ -32,7 +32,7 @@ def main(args: argparse.Namespace) -> int:
         return fail(str(exc), exc.code)
     plan = None
     if getattr(args, "plan_file", None):
-        from paicli_tui.ui.review.plan_edit_state import PlanFileError, load_plan_file
+        from paicli_tui.plan.files import PlanFileError, load_plan_file
 
         try:
             plan = load_plan_file(Path(args.plan_file).expanduser())
@@ -43,7 +43,7 @@ def main(args: argparse.Namespace) -> int:
     from paicli_tui.session.live import Session
     from paicli_tui.ui.app import PaicliApp
     from paicli_tui.ui.bridge.approver import UiApprover
-    from paicli_tui.ui.bridge.plan_reviewer import UIPlanReviewer
+    from paicli_tui.ui.review.plan_reviewer import UIPlanReviewer
 
     approver = UiApprover()
     reviewer = UIPlanReviewer()

@@ -31,7 +31,8 @@ class RunRequested(Event):
 class RunStarted(Event):
     """The plan executor starts a plan version: the scheduling facts `verify`
     checks against (``parallelism`` is the effective limit) and the plan it
-    actually runs (a plan file or a hand edit included)."""
+    actually runs (a plan file or a hand edit included). ``kind`` is plan or
+    team; empty in ledgers written before it was recorded."""
 
     name: ClassVar[str] = "run_started"
     policy: str
@@ -40,6 +41,13 @@ class RunStarted(Event):
     max_replans: int
     version: int
     plan: dict
+    kind: str = ""
+
+    @property
+    def run_kind(self) -> str:
+        """plan or team; a ledger written before ``kind`` was recorded says
+        it through the actor (the team's orchestrator)."""
+        return self.kind or ("team" if self.actor == "orchestrator" else "plan")
 
 
 @dataclass(frozen=True)

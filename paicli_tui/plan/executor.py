@@ -125,6 +125,7 @@ class PlanExecutor:
         replanner: Replanner | None = None,
         max_replans: int = 2,
         actor: str = "executor",
+        kind: str = "plan",
         version: int = 1,
         estimates: Mapping[str, float] | None = None,
         run_limit: RunLimit | None = None,
@@ -150,6 +151,7 @@ class PlanExecutor:
         self._replanner = replanner
         self._max_replans = max_replans
         self._actor = actor
+        self._kind = kind
         self._version = version
         self._estimates = estimates
         self._run_limit = run_limit
@@ -173,7 +175,7 @@ class PlanExecutor:
         error = ""
         self._publish(
             RunStarted(self._actor, self._policy, self._limit, tuple(self._workers), self._max_replans,
-                       self._version, plan.to_dict())
+                       self._version, plan.to_dict(), self._kind)
         )
         try:
             while True:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Iterable, Protocol
 
 
 class TaskType(str, Enum):
@@ -22,6 +23,25 @@ class TaskStatus(str, Enum):
     FAILED = "FAILED"
     SKIPPED = "SKIPPED"
     BLOCKED = "BLOCKED"  # team steps only
+
+
+#: Statuses a task never leaves: the run has moved past it. Listed, not
+#: derived as "everything but PENDING and RUNNING", so a status added later
+#: (a merge conflict the person resolves, say) counts as unfinished until
+#: someone decides here that it ends the task.
+TERMINAL_STATUSES: frozenset[str] = frozenset(
+    status.value for status in (TaskStatus.COMPLETED, TaskStatus.FAILED, TaskStatus.SKIPPED, TaskStatus.BLOCKED)
+)
+
+
+class HasDependencies(Protocol):
+    id: str
+    dependencies: list[str]
+
+
+def dependents_of(task_id: str, tasks: Iterable[HasDependencies]) -> list[str]:
+    """Tasks that list ``task_id`` as a direct dependency, in the order given."""
+    return [task.id for task in tasks if task_id in task.dependencies]
 
 
 class PlanStatus(str, Enum):
@@ -87,7 +107,7 @@ class Plan:
 
     def dependents(self, task_id: str) -> list[str]:
         """Tasks that list ``task_id`` as a direct dependency, in array order."""
-        return [task.id for task in self.tasks if task_id in task.dependencies]
+        return dependents_of(task_id, self.tasks)
 
     def transitive_dependents(self, task_id: str) -> list[str]:
         """Every task downstream of ``task_id``, in topological order."""
@@ -164,3 +184,8 @@ class Plan:
         if self.summary:
             data = {"summary": self.summary, **data}
         return data
+
+
+def id_prefix_of(plan: Plan) -> str:
+    """``step`` for a team plan, ``task`` otherwise."""
+    return "step" if plan.tasks and all(task.id.startswith("step_") for task in plan.tasks) else "task"

@@ -36,6 +36,10 @@ class ReviewDecision:
 class PlanReviewer(Protocol):
     def review(self, plan: Plan, goal: str) -> ReviewDecision: ...
 
+    def report_error(self, message: str) -> None:
+        """Where review_loop says a revision was refused."""
+        ...
+
 
 class Reviser(Protocol):
     def revise(self, plan: Plan, goal: str, amendment: str) -> Plan: ...

@@ -9,7 +9,6 @@ deliberately conservative: a risky verdict only means "ask the person".
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass
 from pathlib import Path
 

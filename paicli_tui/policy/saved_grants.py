@@ -11,12 +11,12 @@ allows something must come from the person, not from a cloned repository.
 
 from __future__ import annotations
 
-from paicli_tui.config.atomic_file import write_atomically
-
 import json
 from pathlib import Path
 
+from paicli_tui.config.atomic_file import write_atomically
 from paicli_tui.config.settings import ConfigError, config_dir, read_toml
+from paicli_tui.policy.grants import parse_rule
 
 HEADER = "# Written by paicli: grants kept per workspace (/permissions). Edit or delete freely.\n"
 
@@ -74,3 +74,23 @@ def _write(path: Path, tables: dict[str, list[str]]) -> None:
         if rules
     ]
     write_atomically(path, HEADER + "\n" + "\n".join(blocks), ".permissions.")
+
+
+def usable_saved_rules(workspace: Path, warnings: list[str]) -> list[str]:
+    """The rules kept for ``workspace`` that still parse; a problem with the
+    file or a rule is one line in ``warnings`` and never stops a session."""
+    try:
+        rules = load_saved_rules(workspace)
+    except ConfigError as exc:
+        warnings.append(f"{exc}; kept grants ignored")
+        return []
+    usable = []
+    for rule in rules:
+        try:
+            parse_rule(rule, "workspace")
+        except ValueError as exc:
+            warnings.append(f"kept grants: {exc}; skipped")
+            continue
+        usable.append(rule)
+    return usable
+

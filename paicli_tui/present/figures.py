@@ -4,10 +4,12 @@ for the summary's emoji. Textual-free."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from paicli_tui.llm.types import Usage
-from paicli_tui.records.cost import cost_of
+
+if TYPE_CHECKING:
+    from paicli_tui.config.settings import Price
+    from paicli_tui.session.port import SessionPort
 
 
 def format_elapsed(seconds: float) -> str:
@@ -26,38 +28,42 @@ def format_elapsed(seconds: float) -> str:
     return f"{hours}h{minutes:02d}m"
 
 
-def format_tokens(tokens: int) -> str:
+def format_tokens(tokens: int, unit: str = " tok") -> str:
+    """``171 tok``, ``3.5k tok``, ``12k tok``, ``1.2M tok``: at most three
+    figures, so a count fits a status line or a tree row; ``unit=""`` for a
+    bare count beside a label that already says tokens."""
     if tokens < 1000:
-        return f"{tokens} tok"
-    if tokens < 1_000_000:
-        return f"{tokens / 1000:.1f}k tok"
-    return f"{tokens / 1_000_000:.1f}M tok"
+        text = str(tokens)
+    elif tokens < 10_000:
+        text = f"{tokens / 1000:.1f}".removesuffix(".0") + "k"
+    elif tokens < 1_000_000:
+        text = f"{tokens // 1000}k"
+    else:
+        text = f"{tokens / 1_000_000:.1f}".removesuffix(".0") + "M"
+    return text + unit
 
 
-def format_cost(dollars: float) -> str:
-    """Dollars with enough digits to see a cheap model's cost move."""
-    return f"${dollars:,.2f}" if dollars >= 1 else f"${dollars:.4f}"
+def format_cost(dollars: float, *, estimate: bool = False) -> str:
+    """Cents once there are cents (``$0.02``, ``$1,234.50``), four places
+    below a cent so a cheap model's cost still moves (``$0.0042``), ``$0``
+    for nothing; ``estimate`` marks a figure from list prices with ``≈``."""
+    if dollars >= 0.01:
+        text = f"${dollars:,.2f}"
+    else:
+        text = f"${dollars:.4f}" if dollars > 0 else "$0"
+    return ("≈" if estimate else "") + text
 
 
-def usage_text(usage: Usage, price: Any) -> str:
-    """Tokens used, and their cost when a price is known (never a made-up
-    "$0.00" for a model without one)."""
-    text = format_tokens(usage.prompt_tokens + usage.completion_tokens)
-    return f"{text} · {format_cost(cost_of(usage, price))}" if price is not None else text
-
-
-def session_price(session: Any) -> Any:
+def session_price(session: "SessionPort") -> "Price | None":
     """The price of the model the session's client talks to: configured
     (``settings.prices``), else the built-in table's (records/prices.py);
     None for local servers, the demo, an unknown model, or no live model (a
     replay, whose recorded runs carry their own price)."""
     from paicli_tui.records.prices import model_price
 
-    settings = getattr(session, "settings", None)
-    model = getattr(getattr(session, "client", None), "model", None)
-    if not model:
+    if not session.model:
         return None
-    return model_price(model, getattr(settings, "prices", None), getattr(settings, "provider", ""))
+    return model_price(session.model, session.settings.prices, session.settings.provider)
 
 
 def format_clock(seconds: float) -> str:
@@ -66,13 +72,6 @@ def format_clock(seconds: float) -> str:
     hours, rest = divmod(total, 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
-
-
-def approximate_cost(dollars: float) -> str:
-    """``≈$0.02``: the run header's cost, an estimate from list prices."""
-    if dollars >= 0.01:
-        return f"≈${dollars:,.2f}"
-    return f"≈${dollars:.4f}" if dollars > 0 else "≈$0"
 
 
 #: The text summary's emoji (P-5.10) and the narrow glyphs the UI draws

@@ -7,19 +7,12 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from paicli_tui.present.figures import format_cost, format_tokens
 from paicli_tui.records.sessions import outcome_word
 
 #: Columns of the timeline's bars (the lanes' names come before them).
 TIMELINE_COLUMNS = 60
 _DESCRIPTION_CHARS = 40
-
-
-def _tokens(count: int) -> str:
-    if count < 1000:
-        return str(count)
-    if count < 100_000:
-        return f"{count / 1000:.1f}k"
-    return f"{round(count / 1000):,}k"
 
 
 def _seconds(value: float | None) -> str:
@@ -29,7 +22,7 @@ def _seconds(value: float | None) -> str:
 
 
 def _cost(value: float, priced: bool) -> str:
-    return f"${value:.4f}" if priced else "–"
+    return format_cost(value) if priced else "–"
 
 
 def _cut(text: str, limit: int) -> str:
@@ -59,7 +52,7 @@ def headline(report: dict) -> list[str]:
     exit_code = report.get("exit_code")
     facts = [f"exit {exit_code if exit_code is not None else '–'}: {report.get('exit_reason', '')}",
              _seconds(totals.get("duration_s")),
-             f"{_tokens(used)} tokens ({_tokens(int(tokens.get('cached', 0)))} cached)",
+             f"{format_tokens(used, ' tokens')} ({format_tokens(int(tokens.get('cached', 0)), '')} cached)",
              f"cost {_cost(float(totals.get('cost', 0.0)), priced)}" + ("" if priced else " (no price known)"),
              _count(int(totals.get("model_calls", 0)), "model call", "model calls"),
              _count(int(totals.get("tool_calls", 0)), "tool call", "tool calls")]
@@ -83,7 +76,7 @@ def task_rows(report: dict) -> list[tuple[str, ...]]:
         tokens = task.get("tokens", {})
         rows.append((task["id"], outcome_word(task.get("status", "")) if task.get("status") != "SKIPPED" else "skipped",
                      task.get("worker") or "–", str(task.get("attempts", 0)), _verdicts(task),
-                     _seconds(_duration(task)), _tokens(int(tokens.get("prompt", 0)) + int(tokens.get("completion", 0))),
+                     _seconds(_duration(task)), format_tokens(int(tokens.get("prompt", 0)) + int(tokens.get("completion", 0)), ""),
                      _cost(float(task.get("cost", 0.0)), priced), _cut(task.get("description", ""), _DESCRIPTION_CHARS)))
     return rows
 

@@ -2,14 +2,19 @@
 
 The plan in force is the latest `plan_version` or `run_started` plan; a new
 version starts with fresh statuses (replanned ids restart at task_1).
+
+`paicli verify` checks the engine's record against its own rules, so this is
+kept to the few facts the rules ask for and read straight from the lines,
+apart from the run fold the screen and the report share: a rule must judge
+what was written, not what a fold made of it.
 """
 
 from __future__ import annotations
 
+from paicli_tui.plan.model import TaskStatus
 from paicli_tui.records.ledger import LedgerLine
 
-FAILED_LIKE = frozenset({"FAILED", "BLOCKED"})
-TERMINAL = frozenset({"COMPLETED", "FAILED", "SKIPPED", "BLOCKED", "CANCELLED"})
+FAILED_LIKE = frozenset({TaskStatus.FAILED.value, TaskStatus.BLOCKED.value})
 
 
 class PlanState:
@@ -31,18 +36,6 @@ class PlanState:
 
     def knows(self, task_id: str) -> bool:
         return task_id in self.deps
-
-    def dependents(self, task_id: str) -> set[str]:
-        """Every task that depends on ``task_id``, directly or not."""
-        found: set[str] = set()
-        frontier = [task_id]
-        while frontier:
-            current = frontier.pop()
-            for tid, deps in self.deps.items():
-                if current in deps and tid not in found:
-                    found.add(tid)
-                    frontier.append(tid)
-        return found
 
     def upstream_failure(self, task_id: str) -> str | None:
         """A FAILED/BLOCKED task this one depends on, directly or not."""

@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from paicli_tui.records.run_model import RunRecord, TaskRecord, build_run
+from paicli_tui.records.run_record import RunRecord, build_run
+from paicli_tui.records.run_views import TaskView
 from paicli_tui.records.runs import load, split_runs
 
 _NOT_DONE = ("FAILED", "BLOCKED", "SKIPPED", "CANCELLED", "PENDING", "RUNNING")
@@ -20,17 +21,22 @@ def _round(value: float | None, digits: int = 3) -> float | None:
     return None if value is None else round(value, digits)
 
 
-def task_entry(task: TaskRecord) -> dict:
+def _verdicts(task: TaskView) -> list[dict]:
+    return [{"attempt": a.number, "approved": a.verdict.approved, "feedback": a.verdict.feedback,
+             "reviewer": a.verdict.reviewer} for a in task.attempts if a.verdict is not None]
+
+
+def task_entry(task: TaskView) -> dict:
     return {
         "id": task.id,
-        "plan_version": task.plan_version,
+        "plan_version": task.version,
         "description": task.description,
         "dependencies": task.dependencies,
         "status": task.status,
-        "attempts": task.attempts,
-        "verdicts": task.verdicts,
-        "tokens": task.tokens.to_dict(),
-        "cost": round(task.tokens.cost, 6),
+        "attempts": max((a.number for a in task.attempts), default=0),
+        "verdicts": _verdicts(task),
+        "tokens": task.spent.to_dict(),
+        "cost": round(task.spent.cost, 6),
         "started": _round(task.started),
         "finished": _round(task.finished),
         "worker": task.worker,

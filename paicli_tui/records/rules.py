@@ -13,7 +13,8 @@ import re
 from dataclasses import dataclass
 
 from paicli_tui.records.ledger import LedgerLine
-from paicli_tui.records.plan_state import TERMINAL, PlanState
+from paicli_tui.plan.model import TERMINAL_STATUSES
+from paicli_tui.records.plan_state import PlanState
 from paicli_tui.team.structured import UNREADABLE
 
 MAX_RETRIES = 2
@@ -104,7 +105,7 @@ class Parallelism(Rule):
             self.running.add(str(p.get("task_id")))
             if self.limit is not None and len(self.running) > self.limit:
                 return self.v(line, f"{len(self.running)} tasks running at once, the limit is {self.limit}")
-        elif line.event == "status" and p.get("status") in TERMINAL:
+        elif line.event == "status" and p.get("status") in TERMINAL_STATUSES:
             self.running.discard(str(p.get("task_id")))
         return []
 
@@ -137,7 +138,7 @@ class WorkerExclusive(Rule):
                     return self.v(line, f"{worker} given {task} while still on {busy_with}")
             elif busy_with != task:
                 return self.v(line, f"retry of {task} on {worker}, which is not running it")
-        elif line.event == "status" and p.get("status") in TERMINAL:
+        elif line.event == "status" and p.get("status") in TERMINAL_STATUSES:
             task = str(p.get("task_id"))
             self.serving = {w: t for w, t in self.serving.items() if t != task}
         elif line.event == "plan_version" and p.get("origin") == "replan":

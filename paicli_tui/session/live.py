@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from paicli_tui.agent.budget import Budget, RunBudget
 from paicli_tui.agent.loop import Agent
@@ -34,6 +34,11 @@ from paicli_tui.records.ledger import Ledger, new_session_id
 from paicli_tui.policy.redaction import Redactor
 from paicli_tui.llm.types import Usage
 from paicli_tui.records.prices import model_price
+from paicli_tui.policy.saved_grants import usable_saved_rules
+from paicli_tui.session.planning import plan_and_review
+from paicli_tui.session.port import (
+    AgentTurn, ClearConversation, PlanRun, ProviderUnavailable, RunKind, RunOutcome, SessionBusy, SessionCommand, TeamRun,
+)
 
 if TYPE_CHECKING:
     from paicli_tui.plan.model import Plan
@@ -41,27 +46,8 @@ if TYPE_CHECKING:
     from paicli_tui.policy.approval import Approver
     from paicli_tui.policy.grants import Grant, GrantStore
 
-RunKind = Literal["react", "plan", "team", "command"]
 #: Budget settings recorded with each run (P-8: the report names them).
 LIMIT_SETTINGS = ("max_turns", "max_tokens", "max_seconds", "run_max_turns", "run_max_tokens", "run_max_seconds")
-
-
-class SessionBusy(RuntimeError):
-    """Input arrived while a turn or run is still going."""
-
-
-class ProviderUnavailable(RuntimeError):
-    """The provider cannot answer (a remote server and no API key, a base URL
-    that is not one): refused before anything is sent, rather than after a
-    minute of retries."""
-
-
-@dataclass(frozen=True)
-class RunOutcome:
-    kind: RunKind
-    ok: bool
-    status: str  # final/partial/cancelled/failed for react; a plan status otherwise
-    text: str = ""
 
 
 class Session:
@@ -105,7 +91,7 @@ class Session:
 
             risk_checker = ModelRiskChecker(self.client, self.assembler.prompt_file("risk-check.md"))
         self.registry = ToolRegistry(workspace, settings, risk_checker=risk_checker, redactor=self.redactor,
-                                     saved_rules=self._saved_rules())
+                                     saved_rules=usable_saved_rules(workspace, self.warnings))
         self.checkpoints = self._checkpoints(settings, workspace)
         from paicli_tui.knowledge.service import Knowledge
 
@@ -140,6 +126,19 @@ class Session:
                                             flag=trust_workspace_mcp)
 
     # -- state -------------------------------------------------------------------
+
+    #: A live session takes input and calls the model (the replay does neither).
+    is_replay = False
+    read_only_reason = ""
+    intro = ""
+
+    @property
+    def model(self) -> str:
+        return self.client.model
+
+    @property
+    def user_skills_dir(self) -> Path | None:
+        return self.assembler.user_skills_dir
 
     @property
     def approval_mode(self) -> str:
@@ -200,26 +199,6 @@ class Session:
         self.bus.publish(GrantKept("session", grant.rule, str(path)))
         return path
 
-    def _saved_rules(self) -> list[str]:
-        from paicli_tui.config.settings import ConfigError
-        from paicli_tui.policy.saved_grants import load_saved_rules
-        from paicli_tui.policy.grants import parse_rule
-
-        try:
-            rules = load_saved_rules(self.workspace)
-        except ConfigError as exc:
-            self.warnings.append(f"{exc}; kept grants ignored")
-            return []
-        usable = []
-        for rule in rules:
-            try:
-                parse_rule(rule, "workspace")
-            except ValueError as exc:
-                self.warnings.append(f"kept grants: {exc}; skipped")
-                continue
-            usable.append(rule)
-        return usable
-
     def _checkpoints(self, settings: Settings, workspace: Path):
         """Undo (P-9.3): the registry checkpoints every file a tool changes;
         load_skill (P-9.2) and revert_turn join the tools."""
@@ -255,22 +234,18 @@ class Session:
 
     # -- input -------------------------------------------------------------------
 
-    def submit(self, text: str, attachments: tuple[str, ...] = ()) -> "Future[RunOutcome]":
-        """Run one input on the engine thread. ``/plan GOAL`` and ``/team GOAL``
-        win over the mode (P-6.5); plain text goes to /plan in plan mode.
-        ``attachments``: workspace paths whose content goes into a ReAct
-        turn's user message (plan and team runs do not take attachments)."""
-        text = text.strip()
-        command, _, rest = text.partition(" ")
-        if command == "/plan":
-            return self.start_plan(rest.strip())
-        if command == "/team":
-            return self.start_team(rest.strip())
-        if command == "/clear":
-            return self._start(self._clear_job)
-        if self._approval_mode == "plan":
-            return self.start_plan(text)
-        return self.start_react(text, attachments)
+    def submit(self, command: SessionCommand) -> "Future[RunOutcome]":
+        """Run one command on the engine thread (SessionBusy while one runs)."""
+        match command:
+            case AgentTurn(text=text, attachments=attachments):
+                return self.start_react(text, attachments)
+            case PlanRun(goal=goal, plan=plan):
+                return self.start_plan(goal, plan)
+            case TeamRun(goal=goal, plan=plan):
+                return self.start_team(goal, plan)
+            case ClearConversation():
+                return self._start(self._clear_job)
+        raise TypeError(f"not a session command: {command!r}")
 
     def start_react(self, text: str, attachments: tuple[str, ...] = ()) -> "Future[RunOutcome]":
         return self._start(self.run_react, text, tuple(attachments))
@@ -437,11 +412,10 @@ class Session:
         return RunOutcome("react", outcome.status == "final", outcome.status, text_out)
 
     def run_plan(self, goal: str, plan: "Plan | None" = None) -> RunOutcome:
-        from paicli_tui.plan.context import task_message
-        from paicli_tui.plan.executor import PlanExecutor, TaskOutcome
+        from paicli_tui.plan.executor import PlanExecutor
         from paicli_tui.plan.planner import Planner, planner_options
-        from paicli_tui.prompting.assembler import with_turn_context
-        from paicli_tui.tools.trusted_urls import BranchUrls, TrustedUrls, flatten
+        from paicli_tui.team.plan_tasks import PlanTaskRunner
+        from paicli_tui.tools.trusted_urls import TrustedUrls
 
         self._begin_run("plan", goal)
         if not goal and plan is None:
@@ -449,29 +423,15 @@ class Session:
         cancel = self._cancel
         planner = Planner(self.client, self.assembler, agent="planner", role="planner", id_prefix="task", bus=self.bus,
                           deadline=self._run_budget.deadline, **planner_options(self.settings))
-        planned = self._plan_and_review(planner, goal, plan, cancel)
+        planned = plan_and_review("plan", planner, self.plan_reviewer, goal, plan, cancel)
         if isinstance(planned, RunOutcome):
             return planned
         goal = planned.goal or goal  # amendments extend the goal (P-4.2)
-        trusted = TrustedUrls.from_user_text(goal)
-        branch_urls = BranchUrls()
 
-        def run_task(task, current_plan, worker, task_cancel) -> TaskOutcome:
-            agent = self._new_agent(task.id, "task", task_type=task.type.value)
-            agent.task_label = task.description
-            inherited = branch_urls.inherited(current_plan, task)
-            branch = trusted.fork(flatten(inherited))
-            message = self.knowledge.recall(task_message(goal, current_plan, task, inherited),
-                                            f"{goal}\n{task.description}", task.id)
-            message = with_turn_context(message)
-            outcome = agent.run_turn(message, cancel=task_cancel, trusted_urls=branch)
-            if outcome.status in ("final", "partial"):
-                result = outcome.text if outcome.status == "final" else f"[partial: {outcome.reason}]\n{outcome.text}"
-                branch_urls.record(task.id, flatten(inherited), branch.found_urls)
-                return TaskOutcome("completed", result)
-            if outcome.status == "cancelled":
-                return TaskOutcome("cancelled", "", "cancelled")
-            return TaskOutcome("failed", outcome.text, outcome.reason)
+        def new_task_agent(name: str, task_type: str) -> Agent:
+            return self._new_agent(name, "task", task_type=task_type)
+
+        run_task = PlanTaskRunner(goal, new_task_agent, self.knowledge.recall, TrustedUrls.from_user_text(goal))
 
         def replan(current_plan, failed_task, reason):
             return planner.replan(goal, current_plan, failed_task, reason, cancel=cancel)
@@ -514,7 +474,8 @@ class Session:
             recall=self.knowledge.recall,
         )
         review = self.settings.team_review
-        planned = self._plan_and_review(orchestrator.planner, goal, plan, cancel, create=orchestrator.plan, review=review)
+        planned = plan_and_review("team", orchestrator.planner, self.plan_reviewer, goal, plan, cancel,
+                                  create=orchestrator.plan, review=review)
         if isinstance(planned, RunOutcome):
             return planned
         goal = planned.goal or goal
@@ -524,30 +485,3 @@ class Session:
         finally:
             self._orchestrator = None
         return RunOutcome("team", report.status.value == "COMPLETED", report.status.value, report.summary)
-
-    def _plan_and_review(self, planner, goal, plan, cancel, *, create=None, review: bool = True):
-        """Plan (unless a plan was given) and let the person review it.
-        Returns the approved plan or a RunOutcome explaining why not."""
-        from paicli_tui.llm.types import ModelCancelled, ModelError
-        from paicli_tui.plan.parser import PlanError
-        from paicli_tui.plan.review import review_loop
-
-        kind = "team" if planner.id_prefix == "step" else "plan"
-        if plan is None:
-            try:
-                plan = create(goal, cancel) if create else planner.create(goal, cancel=cancel)
-            except ModelCancelled:
-                return RunOutcome(kind, False, "CANCELLED", "cancelled")
-            except (PlanError, ModelError) as exc:
-                return RunOutcome(kind, False, "FAILED", f"planning failed: {exc}")
-        else:
-            planner.announce(plan, "file")
-        if self.plan_reviewer is not None and review:
-            on_error = getattr(self.plan_reviewer, "report_error", print)
-            approved = review_loop(planner, self.plan_reviewer, goal, plan, on_error=on_error)
-            if approved is None:
-                return RunOutcome(kind, False, "CANCELLED", "plan cancelled before it ran")
-            plan = approved
-        if cancel.is_set():
-            return RunOutcome(kind, False, "CANCELLED", "cancelled")
-        return plan

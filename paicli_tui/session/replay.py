@@ -16,7 +16,9 @@ from paicli_tui import events as ev
 from paicli_tui.config.settings import MODES, Settings, checked_mode, next_mode
 from paicli_tui.llm.types import Usage
 from paicli_tui.records.player import Timed, play, timeline
+from paicli_tui.policy.grants import Grant, GrantStore
 from paicli_tui.records.runs import load
+from paicli_tui.session.port import SessionCommand
 
 #: Called on the player thread just before a run's first scheduling event:
 #: (run_started event, the run's goal, "plan" | "team").
@@ -30,6 +32,13 @@ class ReplayReadOnly(RuntimeError):
 class ReplaySession:
     #: The run screen shows a REPLAY badge and the recorded times.
     is_replay = True
+    #: No undo, memory or MCP servers in a replay: it changes and calls nothing.
+    checkpoints = None
+    knowledge = None
+    mcp = None
+    user_skills_dir = None
+    #: No live model: the recorded runs carry their own prices.
+    model = ""
 
     def __init__(self, path: Path, settings: Settings | None = None) -> None:
         self.path = path
@@ -47,6 +56,7 @@ class ReplaySession:
         self._stop = threading.Event()
         self._playing = threading.Event()
         self.finished = threading.Event()
+        self._grants = GrantStore(self.workspace)
 
     # -- the session surface the UI reads ------------------------------------------------
 
@@ -78,18 +88,37 @@ class ReplaySession:
         model = f" · recorded with {started.model}" if started and started.model else ""
         return f"REPLAY of {self.session_id}{model} · {self.workspace} — read-only, nothing is sent to a model"
 
-    def submit(self, text: str, attachments=()) -> Future:
+    def submit(self, command: SessionCommand) -> Future:
+        raise ReplayReadOnly(self.read_only_reason)
+
+    def set_model(self, model: str) -> str:
+        raise ReplayReadOnly(self.read_only_reason)
+
+    def cancel_task(self, task_id: str) -> bool:
+        return False  # a recorded task cannot be interrupted
+
+    def skills(self) -> list:
+        return []
+
+    @property
+    def grants(self) -> GrantStore:
+        return self._grants
+
+    def revoke_grant(self, grant: Grant) -> bool:
+        return False
+
+    def keep_grant(self, grant: Grant) -> Path:
         raise ReplayReadOnly(self.read_only_reason)
 
     @property
     def stopped(self) -> bool:
         return self._stop.is_set()
 
-    def cancel(self) -> None:
+    def cancel(self, reason: str = "cancelled by the user") -> None:
         """Stop the playback where it is."""
         self._stop.set()
 
-    def close(self) -> None:
+    def close(self, timeout: float = 10.0, *, reason: str = "cancelled by the user") -> None:
         self._stop.set()
 
     def _count_usage(self, event: ev.Event) -> None:
@@ -110,7 +139,7 @@ class ReplaySession:
             elif isinstance(event, ev.PlanProposed) and not goal:
                 goal = event.goal
             elif isinstance(event, ev.RunStarted) and on_run is not None:
-                on_run(event, goal, "team" if event.actor == "orchestrator" else "plan")
+                on_run(event, goal, event.run_kind)
             self.bus.publish(event)
 
         self._playing.set()

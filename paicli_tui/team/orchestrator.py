@@ -106,6 +106,7 @@ class TeamOrchestrator:
             workers=names,
             replanner=None,
             actor=ORCHESTRATOR,
+            kind="team",
             version=max(self.planner.version, 1),
             run_limit=self.run_budget.exceeded_kind if self.run_budget is not None else None,
         )

@@ -11,7 +11,7 @@ import gc
 import logging
 from pathlib import Path
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.app import App
 from textual.binding import Binding
@@ -20,10 +20,14 @@ from paicli_tui.config.settings import remember
 from paicli_tui.session.shutdown import exit_code_for, signal_name
 from paicli_tui.policy.approval import ApprovalAnswer, Decision
 from paicli_tui.ui.bridge.approver import ApprovalPrompt, UiApprover, resolve
-from paicli_tui.ui.bridge.run_screens import RunScreens
+from paicli_tui.ui.run.run_screens import RunScreens
 from paicli_tui.ui.approval.approval import ApprovalScreen
 from paicli_tui.ui.conversation.main_screen import MainScreen
 from paicli_tui.ui.themes import DEFAULT_DARK, VARIABLE_DEFAULTS, load_themes
+
+if TYPE_CHECKING:
+    from paicli_tui.plan.model import Plan
+    from paicli_tui.session.port import SessionPort
 
 log = logging.getLogger(__name__)
 
@@ -59,12 +63,12 @@ class PaicliApp(App[None]):
 
     def __init__(
         self,
-        session: Any,
+        session: "SessionPort",
         *,
         approver: UiApprover | None = None,
         theme: str | None = None,
         remember_theme: bool = True,
-        plan: Any = None,
+        plan: "Plan | None" = None,
     ) -> None:
         """``plan``: a plan (from ``--plan-file``) to start once the app is up."""
         super().__init__()
@@ -72,7 +76,7 @@ class PaicliApp(App[None]):
         self.approver = approver or UiApprover()
         self.pump = self.approver.pump
         self._unsubscribe = session.bus.subscribe(self.pump.put)
-        self._wanted_theme = theme or getattr(getattr(session, "settings", None), "theme", None) or DEFAULT_DARK
+        self._wanted_theme = theme or session.settings.theme or DEFAULT_DARK
         self._remember_theme = remember_theme
         self._remembered_theme = ""
         self._own_themes: list[str] = []

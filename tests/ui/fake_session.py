@@ -1,6 +1,6 @@
-"""A stand-in for paicli_tui.session.live.Session with the same surface: a real
-EventBus that tests publish real events onto (from threads when they like),
-and a record of what the UI asked for."""
+"""A stand-in for the live session that implements the same SessionPort: a
+real EventBus that tests publish real events onto (from threads when they
+like), and a record of what the UI asked for."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from paicli_tui.events import EventBus, ModeChanged, ModelResponse
 from paicli_tui.llm.types import Usage
 from paicli_tui.policy.grants import Grant, GrantStore
 from paicli_tui.config.settings import checked_mode, next_mode
+from paicli_tui.session.port import AgentTurn, SessionCommand, command_text
 
 #: A fixed string so snapshots never show a temp path.
 WORKSPACE = Path("/work/demo-project")
@@ -36,7 +37,8 @@ class FakeSession:
         self.model_label = model_label
         self.usage = Usage()
         self.busy = False
-        self.submitted: list[str] = []
+        self.commands: list[SessionCommand] = []
+        self.submitted: list[str] = []  # each command as typed
         self.attachments: list[tuple[str, ...]] = []  # per submit, in order
         self.futures: list[Future] = []
         self.cancelled = 0
@@ -48,9 +50,16 @@ class FakeSession:
         self.grants = GrantStore(workspace)
         self.kept: list[Grant] = []
         self.warnings: list[str] = []
-        #: Undo and skills (issue 17): tests that need them set real ones.
+        #: Undo, memory, MCP and skills: tests that need them set real ones.
         self.checkpoints = None
+        self.knowledge = None
+        self.mcp = None
+        self.user_skills_dir: Path | None = None
         self.skill_list: list = []
+        self.is_replay = False
+        self.read_only_reason = ""
+        self.intro = ""
+        self.cancelled_tasks: list[str] = []
         self.bus.subscribe(self._count_usage)
 
     @property
@@ -78,11 +87,20 @@ class FakeSession:
             with self._lock:
                 self.usage = self.usage + Usage(event.prompt_tokens, event.completion_tokens, event.cached_tokens)
 
-    def submit(self, text: str, attachments: tuple[str, ...] = ()) -> Future:
+    @property
+    def model(self) -> str:
+        return self.model_label
+
+    def set_model(self, model: str) -> str:
+        self.model_label = model
+        return model
+
+    def submit(self, command: SessionCommand) -> Future:
         if self.submit_error is not None:
             raise self.submit_error
-        self.submitted.append(text)
-        self.attachments.append(tuple(attachments))
+        self.commands.append(command)
+        self.submitted.append(command_text(command))
+        self.attachments.append(command.attachments if isinstance(command, AgentTurn) else ())
         future: Future = Future()
         self.futures.append(future)
         self.busy = True
@@ -96,11 +114,15 @@ class FakeSession:
     def skills(self) -> list:
         return list(self.skill_list)
 
-    def cancel(self) -> None:
+    def cancel(self, reason: str = "cancelled by the user") -> None:
         self.cancelled += 1
+
+    def cancel_task(self, task_id: str) -> bool:
+        self.cancelled_tasks.append(task_id)
+        return True
 
     def clear(self) -> None:
         self.cleared += 1
 
-    def close(self) -> None:
+    def close(self, timeout: float = 10.0, *, reason: str = "cancelled by the user") -> None:
         self.closed = True

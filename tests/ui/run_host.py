@@ -19,24 +19,23 @@ from paicli_tui.events import EventBus
 from paicli_tui.plan.model import Plan
 from paicli_tui.plan.parser import parse_plan
 from paicli_tui.ui.bridge.event_pump import EventPump
+from tests.ui.fake_session import FakeSession
 from paicli_tui.ui.themes import DEFAULT_DARK, VARIABLE_DEFAULTS, load_themes
 
 
-class HostSession:
-    """What the screens read from ``app.session``: settings and cancel. The
-    bus stamps events with ``clock``, so tests that give the run screen the
-    same clock get stable times."""
+class HostSession(FakeSession):
+    """The session of a run-screen host: a FakeSession whose settings carry
+    the worker counts and whose bus stamps events with ``clock``, so tests
+    that give the run screen the same clock get stable times."""
 
     def __init__(
         self, workers: int = 2, parallelism: int = 4, *, clock: Callable[[], float] = time.time, replay: bool = False
     ) -> None:
+        super().__init__()
         self.settings = Settings(provider="demo", workers=workers, parallelism=parallelism)
         self.bus = EventBus("test-session", clock=clock)
-        self.cancelled = 0
+        self.bus.subscribe(self._count_usage)
         self.is_replay = replay
-
-    def cancel(self) -> None:
-        self.cancelled += 1
 
 
 class HostMain(Screen):

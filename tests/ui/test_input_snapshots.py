@@ -15,7 +15,7 @@ from tests.ui.conftest import settle
 from tests.ui.fake_session import FakeSession
 
 SIZES = {"wide": (120, 36), "narrow": (80, 24)}
-FILES = ["README.md", "docs/architecture.md", "paicli_tui/session/live.py", "paicli_tui/ui/app.py",
+FILES = ["README.md", "docs/architecture.md", "paicli_tui/session.py", "paicli_tui/ui/app.py",
          "paicli_tui/ui/conversation/main_screen.py", "paicli_tui/ui/conversation/prompt_editor.py",
          "tests/ui/test_main_screen.py"]
 

@@ -8,7 +8,8 @@ import pytest
 
 from paicli_tui import events as ev
 from paicli_tui.config.settings import Settings
-from paicli_tui.session.live import ProviderUnavailable, Session
+from paicli_tui.session.live import Session
+from paicli_tui.session.port import ClearConversation, ProviderUnavailable
 from paicli_tui.ui.app import PaicliApp
 from paicli_tui.ui.conversation.transcript_entries import NoteLine, UserEntry
 from tests.ui.test_run_screen_flow import until
@@ -46,10 +47,11 @@ def test_the_session_refuses_runs_but_not_clear(tmp_path, monkeypatch):
     monkeypatch.delenv("DEEPSEEK_API_KEY", raising=False)
     session = Session(Settings(provider="deepseek"), tmp_path)
     try:
-        for text in ("hello", "/plan do it", "/team do it"):
+        for start in (lambda: session.start_react("hello"), lambda: session.start_plan("do it"),
+                      lambda: session.start_team("do it")):
             with pytest.raises(ProviderUnavailable, match="export DEEPSEEK_API_KEY"):
-                session.submit(text)
-        assert session.submit("/clear").result(timeout=30) is not None
+                start()
+        assert session.submit(ClearConversation()).result(timeout=30) is not None
         monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-test")
         assert session.provider_problem() is None
     finally:

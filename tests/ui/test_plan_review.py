@@ -153,7 +153,7 @@ async def _until(pilot, condition, what: str) -> None:
 async def test_the_reviewer_answers_an_engine_thread_and_marks_a_failed_revision():
     from concurrent.futures import ThreadPoolExecutor
 
-    from paicli_tui.ui.bridge.plan_reviewer import UIPlanReviewer
+    from paicli_tui.ui.review.plan_reviewer import UIPlanReviewer
 
     app = HostApp()
     reviewer = UIPlanReviewer(app)

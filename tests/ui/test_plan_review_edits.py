@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from textual.widgets import Input, OptionList
 
-from paicli_tui.ui.review.plan_edit_state import PlanFileError, load_plan_file
+from paicli_tui.plan.files import PlanFileError, load_plan_file
 from paicli_tui.ui.review.plan_review import PlanReviewScreen
 from tests.ui.run_host import HostApp, read_json, screen_text, shown_text, survey_plan
 

@@ -10,7 +10,8 @@ import re
 import pytest
 from textual.widgets import Input, OptionList
 
-from paicli_tui.ui.review.plan_edit_dialogs import ChoicePicker, Confirm, PlanDialog, TextPrompt
+from paicli_tui.ui.common.dialogs import Confirm, ModalDialog
+from paicli_tui.ui.review.plan_edit_dialogs import ChoicePicker, TextPrompt
 from paicli_tui.ui.review.plan_review import PlanReviewScreen
 from paicli_tui.ui.review.review_text import hint_pairs
 from tests.ui.review_host import ReviewHost as HostApp
@@ -340,7 +341,7 @@ async def test_a_dialog_keeps_the_graph_visible_behind_it(size):
         await pilot.press("e")
         await pilot.pause()
         dialog = app.screen
-        assert isinstance(dialog, PlanDialog)
+        assert isinstance(dialog, ModalDialog)
         assert dialog.styles.background.a < 1, "the dialog's screen must let the graph show through"
         shown = screen_text(app)
         assert "Description of task_1" in shown

@@ -12,13 +12,14 @@ from textual.widgets import Input
 from paicli_tui.config.settings import Settings
 from paicli_tui.llm.offline.demo import DemoTransport
 from paicli_tui.session.live import Session
-from paicli_tui.ui.bridge.plan_reviewer import UIPlanReviewer
+from paicli_tui.ui.review.plan_reviewer import UIPlanReviewer
 from paicli_tui.ui.review.plan_review import PlanReviewScreen
 from paicli_tui.ui.run.run_screen import RunScreen
 from paicli_tui.ui.review.plan_diff import PlanDiffView
 from paicli_tui.ui.run.pane_entries import StepHeading
 from tests.support.timing import scaled
 from tests.ui.run_host import HostApp, screen_text
+from paicli_tui.session.port import PlanRun, TeamRun, command_for_input
 
 
 def demo_app(tmp_path, pace: float = 0.0, **settings) -> tuple[HostApp, Session]:
@@ -44,7 +45,7 @@ async def until(pilot, condition, what: str, seconds: float = 20.0) -> None:
 
 async def run_reviewed(pilot, app, session, goal: str):
     """Submit ``goal``, press Enter on the review screen, return (future, run screen)."""
-    future = session.submit(goal)
+    future = session.submit(command_for_input(goal, session.approval_mode))
     await until(pilot, lambda: isinstance(app.screen, PlanReviewScreen), "the review screen")
     await pilot.press("enter")
     await until(pilot, lambda: isinstance(app.screen, RunScreen), "the run screen")
@@ -56,7 +57,7 @@ async def test_team_run_streams_two_panes_and_shows_the_retry_in_the_step_pane(t
     app, session = demo_app(tmp_path)
     try:
         async with app.run_test(size=(120, 36)) as pilot:
-            future = session.submit("/team survey the project")
+            future = session.submit(TeamRun("survey the project"))
             await until(pilot, lambda: isinstance(app.screen, PlanReviewScreen), "the review screen")
             assert app.screen.state.prefix == "step"
             await pilot.press("enter")
@@ -90,7 +91,7 @@ async def test_plan_amendment_shows_a_diff_then_enter_runs_the_revised_plan(tmp_
     app, session = demo_app(tmp_path)
     try:
         async with app.run_test(size=(120, 36)) as pilot:
-            future = session.submit("/plan survey the project")
+            future = session.submit(PlanRun("survey the project"))
             await until(pilot, lambda: isinstance(app.screen, PlanReviewScreen), "the review screen")
             review = app.screen
             before = len(review.plan.tasks)
@@ -137,7 +138,7 @@ async def test_escape_on_the_collapsed_review_cancels_the_plan(tmp_path):
     app, session = demo_app(tmp_path)
     try:
         async with app.run_test() as pilot:
-            future = session.submit("/plan survey the project")
+            future = session.submit(PlanRun("survey the project"))
             await until(pilot, lambda: isinstance(app.screen, PlanReviewScreen), "the review screen")
             await pilot.press("escape")
             outcome = future.result(timeout=scaled(10))

@@ -12,7 +12,7 @@ from paicli_tui.config.settings import Price
 from paicli_tui.policy.approval import ApprovalRequest, Decision, as_answer
 from paicli_tui.ui.approval.approval import ApprovalScreen
 from paicli_tui.ui.conversation.main_screen import MainScreen
-from paicli_tui.ui.review.plan_edit_dialogs import Confirm
+from paicli_tui.ui.common.dialogs import Confirm
 from paicli_tui.ui.run.run_screen import RunScreen
 from tests.ui.conftest import settle, text_of, transcript_text
 from tests.ui.run_host import screen_text
@@ -153,8 +153,8 @@ async def test_tokens_and_cost_show_live_on_the_status_bar_and_the_run_screen(ap
         session.bus.publish(ev.ModelResponse("worker-1", "c1", "ok", "", (), "stop", 100_000, 10_000, 50_000, 1.0))
         await settle(pilot)
         # (50,000 × 2 + 50,000 × 0.5 + 10,000 × 8) / 1e6 = $0.2050
-        assert "110.0k tok · ≈$0.20 · 1/2 workers busy" in text_of(app, "#run-figures")
-        assert status_tokens(app) == "in 100k · out 10k · cached 50k · ≈$0.205"
+        assert "110k tok · ≈$0.20 · 1/2 workers busy" in text_of(app, "#run-figures")
+        assert status_tokens(app) == "in 100k · out 10k · cached 50k · ≈$0.20"
 
 
 async def test_without_a_price_only_tokens_show(app, session):

@@ -17,9 +17,9 @@ def test_the_figures_are_labelled_and_the_cost_is_an_estimate():
     usage = Usage(prompt_tokens=3_553, completion_tokens=171, cached_tokens=2_218)
     price = {"prompt": 0.15, "completion": 0.60, "cached": 0.075}
     assert format_usage(usage) == "in 3.6k · out 171 · cached 2.2k"
-    assert format_usage(usage, price) == "in 3.6k · out 171 · cached 2.2k · ≈$0.000"
+    assert format_usage(usage, price) == "in 3.6k · out 171 · cached 2.2k · ≈$0.0005"
     big = Usage(prompt_tokens=2_400_000, completion_tokens=45_000)
-    assert format_usage(big, price) == "in 2.4M · out 45k · ≈$0.387"
+    assert format_usage(big, price) == "in 2.4M · out 45k · ≈$0.39"
 
 
 async def test_a_presets_model_shows_an_estimated_cost_without_configuration():
@@ -30,7 +30,7 @@ async def test_a_presets_model_shows_an_estimated_cost_without_configuration():
     async with app.run_test(size=SIZE) as pilot:
         session.bus.publish(ev.ModelResponse("react", "c1", "ok", "", (), "stop", 100_000, 10_000, 0, 0.1))
         await settle(pilot)
-        assert text_of(app, "#status-tokens") == "in 100k · out 10k · ≈$0.021"
+        assert text_of(app, "#status-tokens") == "in 100k · out 10k · ≈$0.02"
 
 
 async def test_the_demo_shows_no_cost(app, session):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
-from paicli_tui.ui.run.run_model import TaskView
+from paicli_tui.records.run_views import TaskView
 from paicli_tui.ui.common.task_tree import GLYPHS, TaskTree, tree_layout
 
 

@@ -12,7 +12,7 @@ from paicli_tui.config.settings import Settings
 from paicli_tui.llm.offline.demo import DemoTransport
 from paicli_tui.session.live import Session
 from paicli_tui.ui.app import PaicliApp
-from paicli_tui.ui.bridge.plan_reviewer import UIPlanReviewer, load_plan_file
+from paicli_tui.ui.review.plan_reviewer import UIPlanReviewer, load_plan_file
 from paicli_tui.ui.conversation.main_screen import MainScreen
 from paicli_tui.ui.conversation.transcript_entries import AnswerEntry
 from paicli_tui.ui.help.help_screen import HelpScreen

@@ -13,7 +13,7 @@ from paicli_tui.config.settings import Settings
 from paicli_tui.llm.offline.scripted import Reply, Script
 from paicli_tui.session.live import Session
 from paicli_tui.ui.app import PaicliApp
-from paicli_tui.ui.bridge.plan_reviewer import UIPlanReviewer
+from paicli_tui.ui.review.plan_reviewer import UIPlanReviewer
 from paicli_tui.ui.conversation.main_screen import MainScreen
 from paicli_tui.ui.review.plan_review import PlanReviewScreen
 from paicli_tui.ui.run.run_screen import RunScreen

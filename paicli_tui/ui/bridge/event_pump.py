@@ -12,35 +12,14 @@ The pump knows nothing about Textual.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
 from typing import Any
 
 from paicli_tui.events import ModelDelta
+from paicli_tui.ui.bridge.pump_items import TextRun
 
 #: Beyond this many queued items (a UI that stopped draining), the oldest
 #: streamed text runs are dropped first; other events are kept.
 MAX_PENDING = 20_000
-
-
-@dataclass
-class TextRun:
-    """Several ``ModelDelta`` fragments of one stream, joined."""
-
-    actor: str
-    call_id: str
-    kind: str
-    tool: str = ""
-    parts: list[str] = field(default_factory=list)
-    #: When its latest fragment was published (``Event.ts``).
-    ts: float | None = None
-
-    @property
-    def key(self) -> tuple[str, str, str]:
-        return (self.actor, self.call_id, self.kind)
-
-    @property
-    def text(self) -> str:
-        return "".join(self.parts)
 
 
 class EventPump:

@@ -26,7 +26,7 @@ from textual.widgets._tree import TOGGLE_STYLE
 from textual.widgets.tree import TreeNode
 
 from paicli_tui.present.figures import format_elapsed, format_tokens
-from paicli_tui.ui.run.run_model import TaskView
+from paicli_tui.records.run_views import TaskView
 
 GLYPHS = {
     "PENDING": "○",

@@ -63,7 +63,7 @@ class CommandRunner:
         from paicli_tui.ui.undo.undo_screen import UndoScreen
 
         screen = self.screen
-        checkpoints = getattr(screen.session, "checkpoints", None)
+        checkpoints = screen.session.checkpoints
         if checkpoints is None:
             await screen.transcript.add_line("undo is not available in this session", "warning")
         elif screen.session.busy:
@@ -75,8 +75,7 @@ class CommandRunner:
         from paicli_tui.ui.skills.skills_screen import SkillsScreen
 
         screen = self.screen
-        assembler = getattr(screen.session, "assembler", None)
-        screen.app.push_screen(SkillsScreen(screen.session.skills(), getattr(assembler, "user_skills_dir", None)))
+        screen.app.push_screen(SkillsScreen(screen.session.skills(), screen.session.user_skills_dir))
 
     async def _set_mode(self, name: str) -> None:
         name = name.lower()

@@ -15,8 +15,6 @@ input. The transcript's scroll keys also work from the input.
 
 from __future__ import annotations
 
-from concurrent.futures import Future
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +28,12 @@ from textual.screen import Screen
 from paicli_tui import events as ev
 from paicli_tui.config.settings import MODES
 from paicli_tui.llm.types import Usage
+from paicli_tui.plan.model import id_prefix_of
 from paicli_tui.present.figures import session_price
+from paicli_tui.session.port import (
+    AgentTurn, ClearConversation, PlanRun, TeamRun, command_for_input, command_text,
+)
+from paicli_tui.ui.bridge.pump_items import JobEnded
 from paicli_tui.ui.conversation.command_provider import SlashCommandProvider
 from paicli_tui.ui.conversation.command_runner import JOB_COMMANDS, CommandRunner
 from paicli_tui.ui.conversation.composer import Composer
@@ -42,25 +45,11 @@ from paicli_tui.ui.conversation.queued_inputs import QueuedInput, QueuedInputs
 from paicli_tui.ui.conversation.slash_commands import parse_slash
 from paicli_tui.ui.conversation.status_bar import StatusBar, short_path
 from paicli_tui.ui.conversation.transcript import Transcript
-from paicli_tui.ui.review.plan_edit_state import id_prefix_of
 
 if TYPE_CHECKING:
+    from paicli_tui.plan.model import Plan
+    from paicli_tui.session.port import SessionPort
     from paicli_tui.ui.app import PaicliApp
-
-
-@dataclass(frozen=True)
-class JobEnded:
-    """A submitted input finished (posted from the engine thread)."""
-
-    outcome: Any = None
-    error: BaseException | None = None
-
-    @classmethod
-    def from_future(cls, future: Future) -> "JobEnded":
-        if future.cancelled():
-            return cls(error=RuntimeError("cancelled before it started"))
-        error = future.exception()
-        return cls(error=error) if error is not None else cls(outcome=future.result())
 
 
 class MainScreen(Screen):
@@ -89,7 +78,7 @@ class MainScreen(Screen):
 
     app: "PaicliApp"
 
-    def __init__(self, session: Any, *, plan: Any = None) -> None:
+    def __init__(self, session: "SessionPort", *, plan: "Plan | None" = None) -> None:
         super().__init__(id="main")
         self.session = session
         self.plan = plan
@@ -149,17 +138,16 @@ class MainScreen(Screen):
             status.show_replay()
             self.prompt.read_only = True
             await self.transcript.add_line(self.session.intro, "muted")
-            problems = list(getattr(self.session, "warnings", []))
+            problems = list(self.session.warnings)
         else:
             await self.transcript.add_line(
                 f"paicli · {self.session.model_label} · {short_path(self.session.workspace)} — "
                 "type a goal · / commands · @ files · shift+enter new line · F1 help",
                 "muted",
             )
-            settings = getattr(self.session, "settings", None)
-            problem = settings.resolved().problem() if settings is not None else None
+            problem = self.session.settings.resolved().problem()
             problems = [problem] if problem else []
-            problems += getattr(self.session, "warnings", [])
+            problems += self.session.warnings
         for line in problems:
             # Said up front rather than after a failed request; the app stays usable.
             await self.transcript.add_line(line, "warning")
@@ -167,13 +155,12 @@ class MainScreen(Screen):
         if self.plan is not None:
             await self.start_plan(self.plan)
 
-    async def start_plan(self, plan: Any) -> None:
+    async def start_plan(self, plan: "Plan") -> None:
         """Run a ready plan (a plan file): /team for ``step_`` ids, else /plan;
         the review screen opens on it as it would after planning."""
-        command = "/team" if id_prefix_of(plan) == "step" else "/plan"
-        await self.transcript.add_user(f"{command} {plan.goal}".rstrip() + "  (plan file)")
-        start = self.session.start_team if command == "/team" else self.session.start_plan
-        await self._start_job(lambda: start(plan.goal, plan))
+        command = TeamRun(plan.goal, plan) if id_prefix_of(plan) == "step" else PlanRun(plan.goal, plan)
+        await self.transcript.add_user(command_text(command) + "  (plan file)")
+        await self._start_job(lambda: self.session.submit(command))
 
     # -- what the person sees besides the transcript -----------------------------
 
@@ -228,17 +215,14 @@ class MainScreen(Screen):
         reported, self._job_reported = self._job_reported, True
         if ended.error is not None:
             await self.transcript.add_line(f"✗ {ended.error}", "error")
-        else:
-            outcome = ended.outcome
-            kind = getattr(outcome, "kind", "")
-            status = str(getattr(outcome, "status", "")).lower()
-            text = getattr(outcome, "text", "") or ""
-            if kind == "command":
-                await self.transcript.add_line(text, "muted")
+        elif (outcome := ended.outcome) is not None:
+            status = outcome.status.lower()
+            if outcome.kind == "command":
+                await self.transcript.add_line(outcome.text, "muted")
             elif status == "cancelled" and not reported:
-                await self.transcript.add_line(text or "cancelled", "muted")
-            elif not getattr(outcome, "ok", True) and not reported:
-                await self.transcript.add_line(f"{kind} {status}: {text or 'no details'}", "warning")
+                await self.transcript.add_line(outcome.text or "cancelled", "muted")
+            elif not outcome.ok and not reported:
+                await self.transcript.add_line(f"{outcome.kind} {status}: {outcome.text or 'no details'}", "warning")
         await self._send_next_queued()
 
     # -- input -------------------------------------------------------------------
@@ -273,11 +257,12 @@ class MainScreen(Screen):
             await self._submit(text, shown=shown.strip(), attachments=tuple(attachments))
 
     async def _submit(self, text: str, *, shown: str = "", attachments: tuple[str, ...] = ()) -> bool:
-        if text.split(" ", 1)[0].lower() == "/clear":
+        command = command_for_input(text, self.session.approval_mode, attachments)
+        if isinstance(command, ClearConversation):
             await self.transcript.clear()
             self._usage_before = self.session.usage
             self.status.usage = self.conversation_usage()
-            return await self._start_job(lambda: self.session.submit("/clear"))
+            return await self._start_job(lambda: self.session.submit(command))
         problem = getattr(self.session, "provider_problem", lambda: None)()
         if problem:
             # Refused at once, with the fix; the text stays for after the fix.
@@ -285,12 +270,10 @@ class MainScreen(Screen):
             self.prompt.put_back(shown or text, (), attachments)
             return False
         await self.transcript.add_user(shown or text)
-        if attachments and (text.startswith(("/plan", "/team")) or self.session.approval_mode == "plan"):
+        if attachments and not isinstance(command, AgentTurn):
             await self.transcript.add_line("attached files go with ordinary turns; a /plan or /team run does not "
                                            "read them", "warning")
-            attachments = ()
-        submit = self.session.submit
-        return await self._start_job(lambda: submit(text, attachments) if attachments else submit(text))
+        return await self._start_job(lambda: self.session.submit(command))
 
     def start_typing(self, text: str) -> None:
         """Put ``text`` in the prompt for the person to finish (``/plan ``)."""
@@ -390,7 +373,7 @@ class MainScreen(Screen):
     @property
     def read_only_reason(self) -> str:
         """Set when the session takes no input (a replay)."""
-        return getattr(self.session, "read_only_reason", "") or ""
+        return self.session.read_only_reason
 
     def question_mark_opens_help(self, value: str) -> None:
         """A lone ``?`` typed into the empty editor opens the help. Read from

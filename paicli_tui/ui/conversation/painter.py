@@ -19,7 +19,7 @@ from typing import Any
 
 from paicli_tui import events as ev
 from paicli_tui.present.event_lines import describe
-from paicli_tui.ui.bridge.event_pump import TextRun
+from paicli_tui.ui.bridge.pump_items import TextRun
 from paicli_tui.ui.conversation.transcript import StreamKey, Transcript
 
 #: The one actor whose text streams into the transcript.

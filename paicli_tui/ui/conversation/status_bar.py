@@ -13,34 +13,19 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from paicli_tui.llm.types import Usage
+from paicli_tui.present.figures import format_cost, format_tokens
 from paicli_tui.records.cost import cost_of
 
 
-def compact_count(tokens: int) -> str:
-    """171, 3.5k, 12k, 1.2M: short enough for a status line."""
-    if tokens < 1000:
-        return str(tokens)
-    if tokens < 10_000:
-        return f"{tokens / 1000:.1f}".removesuffix(".0") + "k"
-    if tokens < 1_000_000:
-        return f"{tokens // 1000}k"
-    return f"{tokens / 1_000_000:.1f}".removesuffix(".0") + "M"
-
-
-def estimated_cost(dollars: float) -> str:
-    """Always an estimate: prices are configured or from a built-in table."""
-    return f"≈${dollars:,.2f}" if dollars >= 1 else f"≈${dollars:.3f}"
-
-
 def format_usage(usage: Usage, price: Any = None) -> str:
-    """``in 3.5k · out 171 · cached 2.2k · ≈$0.004``: prompt tokens (cached
+    """``in 3.5k · out 171 · cached 2.2k · ≈$0.0040`` (a cent or more: ``≈$0.02``): prompt tokens (cached
     included), completion tokens, cached ones when there are any, then the
     estimated cost when ``price`` (a config.Price or mapping) is known."""
-    parts = [f"in {compact_count(usage.prompt_tokens)}", f"out {compact_count(usage.completion_tokens)}"]
+    parts = [f"in {format_tokens(usage.prompt_tokens, '')}", f"out {format_tokens(usage.completion_tokens, '')}"]
     if usage.cached_tokens:
-        parts.append(f"cached {compact_count(usage.cached_tokens)}")
+        parts.append(f"cached {format_tokens(usage.cached_tokens, '')}")
     if price is not None:
-        parts.append(estimated_cost(cost_of(usage, price)))
+        parts.append(format_cost(cost_of(usage, price), estimate=True))
     return " · ".join(parts)
 
 

@@ -26,6 +26,7 @@ _GROUP_OF_MODULE = {
     "paicli_tui.ui.conversation": "Main screen",
     "paicli_tui.ui.review": "Plan review",
     "paicli_tui.ui.review.plan_edit_dialogs": "Dialogs",
+    "paicli_tui.ui.common.dialogs": "Dialogs",
     "paicli_tui.ui.run": "Run",
     "paicli_tui.ui.common.task_tree": "Task tree",
     "paicli_tui.ui.approval": "Approval",

@@ -19,7 +19,7 @@ async def run_knowledge_command(screen: "MainScreen", command: "SlashCommand") -
     from paicli_tui.ui.knowledge.search_screen import SearchScreen
 
     transcript = screen.transcript
-    knowledge = getattr(screen.session, "knowledge", None)
+    knowledge = screen.session.knowledge
     if knowledge is None:
         await transcript.add_line("memory and the code index are not available in this session", "warning")
         return

@@ -5,6 +5,7 @@ times a second: servers change state on the engine loop, never here."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
@@ -17,6 +18,9 @@ from textual.widgets.option_list import Option
 
 from paicli_tui.config.settings import ConfigError
 from paicli_tui.ui.mcp.mcp_view import NO_SERVERS, server_details, server_line
+
+if TYPE_CHECKING:
+    from paicli_tui.session.port import SessionPort
 
 HINT = "r restart · esc close"
 TRUST_HINT = "t agree to .mcp.json and start it · r restart · esc close"
@@ -32,14 +36,14 @@ class McpScreen(ModalScreen[None]):
         Binding("escape,q", "close", "Close", id="mcp.close"),
     ]
 
-    def __init__(self, session) -> None:
+    def __init__(self, session: "SessionPort") -> None:
         super().__init__()
         self.session = session
         self._shown: list = []
 
     @property
     def manager(self):
-        return getattr(self.session, "mcp", None)
+        return self.session.mcp
 
     def compose(self) -> ComposeResult:
         # Title and keys sit in the border, so a short terminal never cuts them off.

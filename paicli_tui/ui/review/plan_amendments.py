@@ -15,7 +15,7 @@ from textual.widgets import Log, Static
 from paicli_tui import events as ev
 from paicli_tui.plan.model import Plan
 from paicli_tui.plan.review import ReviewDecision
-from paicli_tui.ui.bridge.event_pump import TextRun
+from paicli_tui.ui.bridge.pump_items import TextRun
 from paicli_tui.ui.review.plan_edit_dialogs import TextPrompt
 from paicli_tui.ui.review.plan_edit_state import PlanEditState
 

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Callable
 
 from paicli_tui.config.settings import data_dir
 from paicli_tui.plan import edits
-from paicli_tui.ui.review.plan_edit_dialogs import Confirm, TextPrompt, dependency_picker, type_picker
+from paicli_tui.ui.common.dialogs import Confirm
+from paicli_tui.ui.review.plan_edit_dialogs import TextPrompt, dependency_picker, type_picker
 
 if TYPE_CHECKING:
     from paicli_tui.ui.common.task_tree import TaskTree

@@ -1,39 +1,21 @@
 """Small modal dialogs for the plan review screen (P-4.2, P-4.3): a text
-prompt (amendment, description, new task), a type picker, a dependency
-picker and a yes/no confirmation. Each dismisses with its answer, or None
-when the person presses Esc."""
+prompt (amendment, description, new task), a type picker and a dependency
+picker; the yes/no confirmation is the shared ``ui/common/dialogs.Confirm``.
+Each dismisses with its answer, or None when the person presses Esc."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
 from paicli_tui.plan.model import TaskType
-
-class PlanDialog(ModalScreen):
-    # A file, not DEFAULT_CSS: app.tcss gives every Screen an opaque
-    # background, and only app-level CSS outranks it, so the graph behind
-    # the dialog stays visible (dimmed).
-    CSS_PATH = Path(__file__).with_name("plan_edit_dialogs.tcss")
-    BINDINGS = [Binding("escape", "close", "Close", show=False, id="plan_dialog.close")]
-
-    def action_close(self) -> None:
-        self.dismiss(None)
+from paicli_tui.ui.common.dialogs import ModalDialog, dialog_text
 
 
-def _text(value: str) -> Static:
-    # Built as Text: a hint like "[Enter]" would otherwise be read as markup.
-    return Static(Text(value))
-
-
-class TextPrompt(PlanDialog):
+class TextPrompt(ModalDialog):
     """One line of text; Enter answers with it (blank answers are refused)."""
 
     def __init__(
@@ -47,10 +29,10 @@ class TextPrompt(PlanDialog):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield _text(self.title_text).add_class("dialog-title")
+            yield dialog_text(self.title_text).add_class("dialog-title")
             # Editing, not replacing: keep the text and put the cursor at its end.
             yield Input(self.value, placeholder=self.placeholder, id="answer", select_on_focus=False)
-            yield _text(self.hint).add_class("dialog-hint")
+            yield dialog_text(self.hint).add_class("dialog-hint")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -60,7 +42,7 @@ class TextPrompt(PlanDialog):
         self.dismiss(event.value.strip())
 
 
-class ChoicePicker(PlanDialog):
+class ChoicePicker(ModalDialog):
     """Pick one of several options; answers with the option's id."""
 
     def __init__(self, title: str, options: list[tuple[str, str]], current: str | None = None, hint: str = "") -> None:
@@ -72,9 +54,9 @@ class ChoicePicker(PlanDialog):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield _text(self.title_text).add_class("dialog-title")
+            yield dialog_text(self.title_text).add_class("dialog-title")
             yield OptionList(*(Option(Text(label), id=key) for key, label in self.options), id="choices")
-            yield _text(self.hint).add_class("dialog-hint")
+            yield dialog_text(self.hint).add_class("dialog-hint")
 
     def on_mount(self) -> None:
         choices = self.query_one(OptionList)
@@ -106,32 +88,3 @@ def dependency_picker(task_id: str, candidates: list[tuple[str, str]], current: 
         current=next((other for other, _ in candidates if other in current), None),
         hint="Enter: add or remove the chosen dependency · Esc: back",
     )
-
-
-class Confirm(PlanDialog):
-    """Yes (y, and Enter unless ``enter_is_yes`` is off) or no (n / Esc)."""
-
-    BINDINGS = [
-        Binding("y", "answer(True)", "Yes", show=False, id="confirm.yes"),
-        Binding("enter", "enter", "Yes", show=False, id="confirm.enter"),
-        Binding("n,escape", "answer(False)", "No", show=False, id="confirm.no"),
-    ]
-
-    def __init__(self, question: str, hint: str = "y / Enter: yes · n / Esc: no", *, enter_is_yes: bool = True) -> None:
-        super().__init__()
-        self.question = question
-        self.hint = hint
-        # Enter runs the plan on the screen below: a prompt that loses work must not take it as yes.
-        self.enter_is_yes = enter_is_yes
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield _text(self.question).add_class("dialog-title")
-            yield _text(self.hint).add_class("dialog-hint")
-
-    def action_answer(self, yes: bool) -> None:
-        self.dismiss(yes)
-
-    def action_enter(self) -> None:
-        if self.enter_is_yes:
-            self.dismiss(True)

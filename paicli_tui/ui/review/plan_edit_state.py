@@ -13,22 +13,16 @@ turned into a runnable plan.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 from paicli_tui.plan import edits
-from paicli_tui.plan.model import Plan
+from paicli_tui.plan.files import write_plan_file
+from paicli_tui.plan.model import Plan, id_prefix_of
 from paicli_tui.plan.parser import PlanError, plan_from_dict, validate_plan_dict
 from paicli_tui.plan.schema import entries_key
-from paicli_tui.plan.strict_json import StrictJsonError, read_json_object
-from paicli_tui.ui.run.run_model import TaskView, tasks_from_entries
-
-
-def id_prefix_of(plan: Plan) -> str:
-    """``step`` for a team plan, ``task`` otherwise."""
-    return "step" if plan.tasks and all(task.id.startswith("step_") for task in plan.tasks) else "task"
+from paicli_tui.records.run_views import TaskView, tasks_from_entries
 
 
 @dataclass
@@ -166,39 +160,7 @@ class PlanEditState:
 
     def save(self, folder: Path, goal: str) -> Path:
         """Write the plan (with its goal) as JSON to a new file in ``folder``."""
-        folder.mkdir(parents=True, exist_ok=True)
-        data = {"goal": goal}
-        if isinstance(self.plan_dict.get("summary"), str):
-            data["summary"] = self.plan_dict["summary"]
-        data["steps" if self.prefix == "step" else "tasks"] = self.entries
-        number = 1
-        while (path := folder / f"{self.prefix}-plan-{number}.json").exists():
-            number += 1
-        path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        summary = self.plan_dict.get("summary")
+        path = write_plan_file(folder, self.prefix, goal, self.entries, summary if isinstance(summary, str) else None)
         self._saved = self.plan_dict
         return path
-
-
-class PlanFileError(ValueError):
-    """A plan file that cannot be read or breaks a P-3.2 rule."""
-
-
-def load_plan_file(path: Path, id_prefix: str | None = None) -> Plan:
-    """Read a saved plan (``--plan-file``) by the P-3.2 rules. Its ``goal``
-    becomes ``Plan.goal``; ids use ``step_`` when the file has ``steps``
-    (unless ``id_prefix`` says otherwise)."""
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise PlanFileError(f"plan file {path}: not UTF-8 text (byte {exc.start})") from None
-    except OSError as exc:
-        raise PlanFileError(f"plan file {path}: cannot read: {exc.strerror or exc}") from None
-    try:
-        data = read_json_object(text, "plan file")
-        prefix = id_prefix or ("step" if entries_key(data) == "steps" else "task")
-        plan = plan_from_dict(data, prefix)
-    except (StrictJsonError, PlanError) as exc:
-        raise PlanFileError(f"plan file {path}: {exc}") from None
-    goal = data.get("goal")
-    plan.goal = goal if isinstance(goal, str) else ""
-    return plan

@@ -33,7 +33,7 @@ from paicli_tui.ui.review import review_text
 from paicli_tui.ui.review.plan_amendments import PlanAmendments
 from paicli_tui.ui.review.plan_diff import PlanDiffView
 from paicli_tui.ui.review.plan_edit_actions import PlanEditActions
-from paicli_tui.ui.review.plan_edit_dialogs import Confirm
+from paicli_tui.ui.common.dialogs import Confirm
 from paicli_tui.ui.review.plan_edit_state import PlanEditState
 
 PLANNER_LINES = 200

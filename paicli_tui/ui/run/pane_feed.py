@@ -37,7 +37,7 @@ from paicli_tui.ui.run.pane_ops import (
 
 if TYPE_CHECKING:
     from paicli_tui.ui.run.run_model import FrameUpdate, RunModel
-    from paicli_tui.ui.run.task_views import TaskView, Verdict
+    from paicli_tui.records.run_views import TaskView, Verdict
 
 #: How a structured reply starts: a JSON object or a fenced block.
 _STRUCTURED_START = ("{", "`")
@@ -114,8 +114,6 @@ class PaneRouter:
         self.model = model
         self.feed = PaneFeed()
         self._route: dict[str, str] = {}  # agent actor → worker pane
-        self._task_of: dict[str, str] = {}  # agent actor → task it works on (tokens)
-        self._content: dict[str, str] = {}  # actor → content of its latest model reply
 
     # -- lookups -------------------------------------------------------------------
 
@@ -124,15 +122,6 @@ class PaneRouter:
         if not worker and actor in self.model.workers:
             worker = actor
         return worker
-
-    def task_of(self, actor: str) -> str:
-        return self._task_of.get(actor, "")
-
-    def last_content(self, actor: str) -> str:
-        return self._content.get(actor, "")
-
-    def forget_missing_tasks(self) -> None:
-        self._task_of = {a: t for a, t in self._task_of.items() if t in self.model.tasks}
 
     def _out(self, up: "FrameUpdate", worker: str) -> list[PaneOp]:
         return up.output.setdefault(worker, [])
@@ -154,7 +143,6 @@ class PaneRouter:
         self.feed.text(self._out(up, worker), worker, actor, call_id, kind, text, structured_ok=structured_ok)
 
     def response(self, item: ev.ModelResponse, up: "FrameUpdate") -> None:
-        self._content[item.actor] = item.content
         worker = self.pane_of(item.actor)
         if worker:
             self.feed.close(worker)
@@ -166,7 +154,6 @@ class PaneRouter:
         # /plan: the agent is named after the task; /team: after the worker.
         for actor in (item.task_id, item.worker):
             self._route[actor] = item.worker
-            self._task_of[actor] = item.task_id
         description = task.description if task is not None else ""
         self._show(up, item.worker, StepOp(item.task_id, item.attempt, description))
 
@@ -185,22 +172,18 @@ class PaneRouter:
         worker = task.worker if task is not None else ""
         if worker in self.model.workers:
             self._route[item.actor] = worker
-            self._task_of[item.actor] = item.step_id
-            self.model.workers[worker].reviewing = True
-            up.workers.add(worker)
             self._notice(up, worker, "review", f"⚖ {item.actor} reviews {item.step_id} · attempt {item.attempt}")
 
     def report(self, item: ev.WorkerReportParsed, up: "FrameUpdate") -> None:
         worker = self.pane_of(item.actor)
         if worker:
             block = self.feed.take_structured(item.actor)
-            raw = self._content.get(item.actor, "")
+            raw = self.model.last_content(item.actor)
             self._show(up, worker, ReportOp(item.step_id, item.attempt, item.status, item.result, item.reason, raw, block))
 
     def verdict(self, item: ev.ReviewVerdictGiven, verdict: "Verdict", raw: str, up: "FrameUpdate") -> None:
         worker = self._route.get(item.actor, "")
         if worker:
-            self.model.workers[worker].reviewing = False
             up.workers.add(worker)
             block = self.feed.take_structured(item.actor)
             op = VerdictOp(item.actor, item.step_id, item.attempt, item.approved, verdict.summary, item.feedback,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from paicli_tui.records.cost import cost_of
-from paicli_tui.present.figures import approximate_cost, format_clock, format_tokens
+from paicli_tui.present.figures import format_clock, format_cost, format_tokens
 from paicli_tui.ui.run.run_model import RunModel
 
 
@@ -17,7 +17,7 @@ def heading_figures(model: RunModel, price: Any = None, *, compact: bool = False
     tokens = model.usage.prompt_tokens + model.usage.completion_tokens
     parts = [f"{done}/{total} done", format_clock(model.elapsed()) + ("" if compact else " elapsed"), format_tokens(tokens)]
     if price is not None:
-        parts.append(approximate_cost(cost_of(model.usage, price)))
+        parts.append(format_cost(cost_of(model.usage, price), estimate=True))
     if not model.finished:
         busy = len(model.busy_workers())
         parts.append(f"{busy}/{len(model.workers)} busy" if compact else f"{busy}/{len(model.workers)} workers busy")

@@ -11,18 +11,12 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from paicli_tui.present.figures import format_elapsed
+from paicli_tui.present.figures import format_elapsed, format_tokens
 from paicli_tui.ui.common.task_tree import GLYPHS, TaskTree
 
 #: Glyph and colour per outcome (``TaskView.outcome``); narrow characters only.
 OUTCOME_GLYPHS = {**{status.lower(): glyph for status, glyph in GLYPHS.items()}, "cancelled": "⊗"}
 _OUTCOME_STYLE = {"cancelled": "blocked"}
-
-
-def short_tokens(tokens: int) -> str:
-    if tokens < 1000:
-        return str(tokens)
-    return f"{tokens / 1000:.1f}k" if tokens < 1_000_000 else f"{tokens / 1_000_000:.1f}M"
 
 
 def short_worker(worker: str) -> str:
@@ -54,7 +48,7 @@ class RunTaskTree(TaskTree):
         if task.worker:
             fields.append(short_worker(task.worker) + (f"#{task.attempt}" if task.attempt > 1 else ""))
         if task.tokens:
-            fields.append(short_tokens(task.tokens))
+            fields.append(format_tokens(task.tokens, ""))
         if fields:
             text.append(" " + " ".join(fields), live)
         text.append(f" {task.description}" if task.description else " (no description)")

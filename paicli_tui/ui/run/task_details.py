@@ -16,7 +16,7 @@ from textual.widgets import Markdown, Static
 from paicli_tui.present.figures import format_elapsed, format_tokens
 from paicli_tui.ui.run.run_model import RunModel
 from paicli_tui.ui.run.run_summary import OUTCOME_COLOURS
-from paicli_tui.ui.run.task_views import AttemptView
+from paicli_tui.records.run_views import AttemptView
 
 
 def attempt_lines(attempt: AttemptView, now: float) -> list[Content]:

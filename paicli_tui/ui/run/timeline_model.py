@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from paicli_tui.ui.run.task_views import AttemptView, TaskView
+from paicli_tui.records.run_views import AttemptView, TaskView
 
 #: Tick steps (seconds) the axis may use; the first that leaves room between labels.
 TICK_STEPS = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600)

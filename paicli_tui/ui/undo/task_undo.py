@@ -3,15 +3,20 @@ one task's changes of the run the screen shows."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from paicli_tui.session.port import SessionPort
 
 
-def task_undo_opener(app: Any, session: Any) -> Callable[[str, int], None] | None:
+def task_undo_opener(app: "App", session: "SessionPort") -> Callable[[str, int], None] | None:
     """For a run screen opened now: the session's open run is the one it
     shows. None when there is nothing to undo from (a replay)."""
-    checkpoints = getattr(session, "checkpoints", None)
-    run_id = getattr(getattr(checkpoints, "recorder", None), "current_run_id", None)
-    if run_id is None:
+    checkpoints = session.checkpoints
+    run_id = checkpoints.recorder.current_run_id if checkpoints is not None else None
+    if checkpoints is None or run_id is None:
         return None
 
     def open_undo(task_id: str, version: int) -> None:

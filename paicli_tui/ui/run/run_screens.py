@@ -13,32 +13,28 @@ or the cancel confirmation keeps up.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from paicli_tui import events as ev
-from paicli_tui.plan.model import Plan
-from paicli_tui.ui.review.plan_edit_state import id_prefix_of
+from paicli_tui.plan.model import Plan, Task, id_prefix_of
 from paicli_tui.present.figures import session_price
-from paicli_tui.ui.run.run_model import tasks_from_plan
+from paicli_tui.records.run_views import tasks_from_plan
 from paicli_tui.ui.run.run_screen import RunScreen
 from paicli_tui.ui.undo.task_undo import task_undo_opener
+
+if TYPE_CHECKING:
+    from paicli_tui.session.port import SessionPort
+    from paicli_tui.ui.app import PaicliApp
 
 
 def widest_round(plan: Plan | dict) -> int:
     """How many tasks of the plan can run at once, round by round."""
-    tasks = {task.id: task for task in tasks_from_plan(plan)}
-    depth: dict[str, int] = {}
-
-    def level(task_id: str, seen: frozenset[str] = frozenset()) -> int:
-        if task_id not in depth:
-            deps = [d for d in tasks[task_id].dependencies if d in tasks and d not in seen]
-            depth[task_id] = 1 + max((level(d, seen | {task_id}) for d in deps), default=-1)
-        return depth[task_id]
-
-    counts: dict[int, int] = {}
-    for task_id in tasks:
-        counts[level(task_id)] = counts.get(level(task_id), 0) + 1
-    return max(counts.values(), default=1)
+    views = tasks_from_plan(plan)
+    known = {view.id for view in views}
+    # A plan dict from an event may name a dependency it lacks; the rounds
+    # only count what the plan has.
+    shape = Plan([Task(v.id, v.description, dependencies=[d for d in v.dependencies if d in known]) for v in views])
+    return max((len(round_) for round_ in shape.batches()), default=1)
 
 
 def pane_workers(kind: str, plan: Plan | dict, workers: list[str]) -> list[str]:
@@ -49,27 +45,26 @@ def pane_workers(kind: str, plan: Plan | dict, workers: list[str]) -> list[str]:
     return workers[: max(1, min(len(workers), widest_round(plan)))]
 
 
-def planned_workers(session: Any, plan: Plan) -> tuple[str, list[str]]:
+def planned_workers(session: "SessionPort", plan: Plan) -> tuple[str, list[str]]:
     """(kind, worker names) for a reviewed plan about to run, before the
     executor says: /team runs ``settings.workers`` workers, /plan up to
     ``settings.parallelism`` slots."""
-    settings = getattr(session, "settings", None)
+    settings = session.settings
     if id_prefix_of(plan) == "step":
-        count = getattr(settings, "workers", 2)
-        return "team", [f"worker-{i}" for i in range(1, count + 1)]
-    slots = [f"worker-{i}" for i in range(1, getattr(settings, "parallelism", 4) + 1)]
+        return "team", [f"worker-{i}" for i in range(1, settings.workers + 1)]
+    slots = [f"worker-{i}" for i in range(1, settings.parallelism + 1)]
     return "plan", pane_workers("plan", plan, slots)
 
 
 def open_run_screen(
-    app: Any, plan: Plan, goal: str, *, replace: bool = False, clock: Callable[[], float] = time.time
+    app: "PaicliApp", plan: Plan, goal: str, *, replace: bool = False, clock: Callable[[], float] = time.time
 ) -> RunScreen:
     """Show the run screen for a reviewed ``plan`` (UI thread). ``replace``
     swaps it for the top screen (the review screen) instead of pushing it."""
-    session = getattr(app, "session", None)
+    session = app.session
     kind, workers = planned_workers(session, plan)
     screen = RunScreen(
-        plan, goal, workers, kind=kind, on_cancel=getattr(session, "cancel", None), on_cancel_task=getattr(session, "cancel_task", None), clock=clock,
+        plan, goal, workers, kind=kind, on_cancel=session.cancel, on_cancel_task=session.cancel_task, clock=clock,
         price=session_price(session), on_undo_task=task_undo_opener(app, session),
     )
     if replace:
@@ -82,7 +77,7 @@ def open_run_screen(
 class RunScreens:
     """Paints the screens above the main screen and opens run screens."""
 
-    def __init__(self, app: Any, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, app: "PaicliApp", *, clock: Callable[[], float] = time.time) -> None:
         self.app = app
         self.clock = clock
         self._kind = ""
@@ -124,14 +119,14 @@ class RunScreens:
                 await paint(events)
 
     async def _open(self, started: ev.RunStarted) -> None:
-        kind = self._kind if self._kind in ("plan", "team") else "team" if started.actor == "orchestrator" else "plan"
-        session = getattr(self.app, "session", None)
+        kind = self._kind if self._kind in ("plan", "team") else started.run_kind
+        session = self.app.session
         screen = RunScreen(
             started.plan,
             self._goal,
             pane_workers(kind, started.plan, list(started.workers)),
             kind=kind,
-            on_cancel=getattr(session, "cancel", None), on_cancel_task=getattr(session, "cancel_task", None),
+            on_cancel=session.cancel, on_cancel_task=session.cancel_task,
             on_undo_task=task_undo_opener(self.app, session),
             clock=self.clock,
             price=self._price if self._price is not None else session_price(session),

@@ -1,12 +1,47 @@
-"""The run screen's picture of tasks, attempts and workers: plain data the
-run model keeps up to date and every run widget reads (no Textual)."""
+"""A run's tasks, attempts and workers as plain data: what the run fold
+keeps up to date, and what the run screen, the review tree and the report
+read."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from paicli_tui import events as ev
 from paicli_tui.plan.model import Plan
+
+
+@dataclass
+class Tokens:
+    """What model calls spent: tokens, calls and their cost."""
+
+    prompt: int = 0
+    completion: int = 0
+    cached: int = 0
+    calls: int = 0
+    cost: float = 0.0
+    #: Calls whose server sent no usage: the figures above leave them out.
+    unreported: int = 0
+
+    def add(self, response: ev.ModelResponse, cost: float) -> None:
+        self.prompt += int(response.prompt_tokens or 0)
+        self.completion += int(response.completion_tokens or 0)
+        self.cached += int(response.cached_tokens or 0)
+        self.calls += 1
+        self.cost += cost
+        self.unreported += response.usage_reported is False
+
+    def __iadd__(self, other: "Tokens") -> "Tokens":
+        self.prompt += other.prompt
+        self.completion += other.completion
+        self.cached += other.cached
+        self.calls += other.calls
+        self.cost += other.cost
+        self.unreported += other.unreported
+        return self
+
+    def to_dict(self) -> dict:
+        return {"prompt": self.prompt, "completion": self.completion, "cached": self.cached}
 
 
 @dataclass(frozen=True)
@@ -57,6 +92,11 @@ class TaskView:
     attempts: list[AttemptView] = field(default_factory=list)
     #: An approving reviewer's notes (P-5.6).
     notes: list[str] = field(default_factory=list)
+    #: The plan version the task belongs to (ids restart after a replan).
+    version: int = 0
+    #: Everything the task's model calls spent, cost included (``tokens``
+    #: is prompt + completion, the figure the run screen shows).
+    spent: Tokens = field(default_factory=Tokens)
 
     def elapsed(self, now: float) -> float | None:
         if self.started is None:

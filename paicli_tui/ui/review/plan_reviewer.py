@@ -20,8 +20,8 @@ from typing import Any, Callable
 
 from paicli_tui.plan.model import Plan
 from paicli_tui.plan.review import ReviewDecision
-from paicli_tui.ui.review.plan_edit_state import PlanFileError, load_plan_file
-from paicli_tui.ui.bridge.run_screens import open_run_screen
+from paicli_tui.plan.files import PlanFileError, load_plan_file
+from paicli_tui.ui.run.run_screens import open_run_screen
 from paicli_tui.ui.review.plan_review import PlanReviewScreen
 
 __all__ = ["PlanFileError", "UIPlanReviewer", "load_plan_file"]
