@@ -156,6 +156,7 @@ async def test_cancelling_one_task_from_the_tree_skips_its_dependents_and_the_re
             future, run = await run_reviewed(pilot, app, session, "/plan survey the project")
             await until(pilot, lambda: run.model.tasks["task_1"].status == "RUNNING", "task_1 running")
             run.task_tree.select_task("task_1")
+            run.task_tree.focus()
             await pilot.press("c")
             await until(pilot, lambda: not isinstance(app.screen, RunScreen), "the confirmation")
             await pilot.press("y")
@@ -166,5 +167,29 @@ async def test_cancelling_one_task_from_the_tree_skips_its_dependents_and_the_re
             assert statuses["task_4"] == "SKIPPED"  # depends on task_1
             assert statuses["task_2"] == statuses["task_3"] == "COMPLETED"  # unrelated branches went on
             assert outcome.status == "FAILED" and not outcome.ok
+    finally:
+        session.close()
+
+
+@pytest.mark.timeout(90)
+async def test_c_cancels_the_selected_panes_task_and_a_question_about_an_ended_task_closes(tmp_path):
+    from paicli_tui.ui.common.dialogs import Confirm
+
+    app, session = demo_app(tmp_path, pace=0.02)
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            future, run = await run_reviewed(pilot, app, session, "/plan survey the project")
+            await until(pilot, lambda: any(w.step for w in run.model.workers.values()), "a busy worker")
+            busy = next(name for name, w in run.model.workers.items() if w.step)
+            step = run.model.workers[busy].step
+            next(pane for pane in run.panes if pane.worker == busy).focus()
+            await pilot.press("c")
+            await until(pilot, lambda: isinstance(app.screen, Confirm), "the confirmation")
+            assert run._cancel_confirm[0] == step  # the focused pane's task, not the tree's first row
+            # Nobody answers; the run ends on its own: the question about an ended task goes away.
+            await until(pilot, lambda: run.model.finished, "the end of the run", seconds=60)
+            await until(pilot, lambda: app.screen is run, "the stale question to close")
+            assert run._cancel_confirm is None
+            future.result(timeout=scaled(10))
     finally:
         session.close()
