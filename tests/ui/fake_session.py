@@ -35,6 +35,8 @@ class FakeSession:
         self.session_id = "test-session"
         self.bus = EventBus(self.session_id)
         self.model_label = model_label
+        #: The model requests would name (prices are looked up by it).
+        self.model = model_label
         self.usage = Usage()
         self.busy = False
         self.commands: list[SessionCommand] = []
@@ -87,12 +89,8 @@ class FakeSession:
             with self._lock:
                 self.usage = self.usage + Usage(event.prompt_tokens, event.completion_tokens, event.cached_tokens)
 
-    @property
-    def model(self) -> str:
-        return self.model_label
-
     def set_model(self, model: str) -> str:
-        self.model_label = model
+        self.model = self.model_label = model
         return model
 
     def submit(self, command: SessionCommand) -> Future:

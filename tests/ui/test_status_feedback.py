@@ -25,7 +25,7 @@ def test_the_figures_are_labelled_and_the_cost_is_an_estimate():
 async def test_a_presets_model_shows_an_estimated_cost_without_configuration():
     session = FakeSession()
     session.settings = session.settings.model_copy(update={"provider": "openai"})
-    session.client = type("Client", (), {"model": "gpt-4o-mini"})()
+    session.model = "gpt-4o-mini"
     app = RecordingApp(session, theme="paicli-dark")
     async with app.run_test(size=SIZE) as pilot:
         session.bus.publish(ev.ModelResponse("react", "c1", "ok", "", (), "stop", 100_000, 10_000, 0, 0.1))
@@ -34,7 +34,7 @@ async def test_a_presets_model_shows_an_estimated_cost_without_configuration():
 
 
 async def test_the_demo_shows_no_cost(app, session):
-    session.client = type("Client", (), {"model": "demo"})()
+    session.model = "demo"
     async with app.run_test(size=SIZE) as pilot:
         session.bus.publish(ev.ModelResponse("react", "c1", "ok", "", (), "stop", 100, 10, 0, 0.1))
         await settle(pilot)
