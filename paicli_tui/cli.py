@@ -177,6 +177,11 @@ HANDLERS = {
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command is None:
+        # Before the slow imports: a Return typed while the app starts must stay a Return.
+        from paicli_tui.commands import typeahead
+
+        typeahead.hold()
     from paicli_tui.config.settings import ConfigError, check_dirs
 
     try:

@@ -25,6 +25,22 @@ def pytest_xdist_auto_num_workers(config) -> int:
     return 2 * cores
 
 
+def pytest_collection_modifyitems(config, items) -> None:
+    """Every test's time limit (its ``timeout`` marker, else the ini's)
+    stretched by the machine's load (tests/support/timing.py): a loaded
+    machine makes a test slower, not wrong."""
+    from tests.support.timing import SCALE
+
+    if SCALE <= 1.0:
+        return
+    default = float(config.getini("timeout") or 0)
+    for item in items:
+        marker = item.get_closest_marker("timeout")
+        limit = float(marker.args[0]) if marker and marker.args else float(marker.kwargs.get("timeout", default)) if marker else default
+        if limit > 0:
+            item.add_marker(pytest.mark.timeout(limit * SCALE), append=False)  # the closest marker wins
+
+
 @pytest.fixture(autouse=True)
 def paicli_home(tmp_path_factory, monkeypatch):
     home = tmp_path_factory.mktemp("paicli-home")

@@ -293,7 +293,7 @@ def raw_reply(body: dict, agent: str) -> bytes:
 def test_same_request_gives_the_same_bytes(workspace):
     tools = ToolRegistry(workspace, Settings(provider="demo")).schemas()
     body = {"model": "demo", "stream": True, "stream_options": {"include_usage": True},
-            "messages": [{"role": "user", "content": "hello"}], "tools": tools}
+            "messages": [{"role": "user", "content": "what is this?"}], "tools": tools}
     first = raw_reply(body, "react")
     assert first == raw_reply(body, "react") and b"list_dir" in first
     other = dict(body, messages=[{"role": "user", "content": "hello there"}])

@@ -64,7 +64,7 @@ def test_a_runner_exception_fails_the_task_and_skips_only_its_dependents():
     assert ledger_violations(rec.events, 4) == []
     finished = rec.names("run_finished")[-1]
     assert finished.status == "FAILED"
-    assert finished.counts == {"completed": 2, "failed": 1, "blocked": 0, "skipped": 1}
+    assert finished.counts == {"completed": 2, "failed": 1, "blocked": 0, "cancelled": 0, "skipped": 1}
 
 
 def test_dispatch_comes_before_the_runner_and_names_a_worker():
@@ -230,8 +230,11 @@ def test_cancel_interrupts_running_tasks_and_keeps_what_completed():
     thread.join(5)
     assert report.status is PlanStatus.CANCELLED
     assert sorted(saw_cancel) == ["task_2", "task_3"]
-    assert [plan.task(t).error for t in ("task_2", "task_3", "task_4")] == ["cancelled"] * 3
+    # the two the cancel interrupted are cancelled; the one it never started is skipped
+    assert [plan.task(t).error for t in ("task_2", "task_3", "task_4")] == [
+        "cancelled", "cancelled", "not started: the run was cancelled"]
     assert plan.task("task_1").status is TaskStatus.COMPLETED
+    assert report.summary.splitlines()[0].endswith("1 completed, 2 cancelled, 1 skipped")
     assert report.summary.splitlines()[1] == "✅ task_1: do task_1 — result of task_1"
     assert rec.statuses("task_4") == ["SKIPPED"]
     assert rec.names("run_finished")[-1].status == "CANCELLED"

@@ -431,7 +431,7 @@ def test_an_approval_that_arrived_before_the_cancel_keeps_the_step_completed(tmp
 
     first, after = report.plan.tasks
     assert (first.status, first.result) == (TaskStatus.COMPLETED, "the result")
-    assert (after.status, after.error) == (TaskStatus.SKIPPED, "cancelled")
+    assert (after.status, after.error) == (TaskStatus.SKIPPED, "not started: the run was cancelled")
     assert report.status is PlanStatus.CANCELLED
 
 

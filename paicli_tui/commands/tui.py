@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from paicli_tui.commands.common import CommandError, fail, load_or_fail, workspace_from_args
+from paicli_tui.commands import typeahead
 from paicli_tui.config.settings import ConfigError
 from paicli_tui.session.shutdown import CANCEL_GRACE_S, SignalShutdown
 
@@ -58,6 +59,7 @@ def main(args: argparse.Namespace) -> int:
     try:
         app.run()
     finally:
+        typeahead.release()  # after Textual put back what it found: the held settings
         reviewer.close()
         approver.close()
         session.close(CANCEL_GRACE_S, reason=shutdown.reason if shutdown.signum else "cancelled by the user")
@@ -79,7 +81,7 @@ def _terminal_restorer():
 
     try:
         fd = sys.stdin.fileno()
-        attrs = termios.tcgetattr(fd)
+        attrs = typeahead.original_attrs() or termios.tcgetattr(fd)
     except (OSError, ValueError, termios.error):
         return None
 

@@ -38,6 +38,7 @@ from paicli_tui.events import (
 )
 from paicli_tui.llm.types import ModelCancelled
 from paicli_tui.plan.model import Plan, PlanStatus, Task, TaskStatus
+from paicli_tui.plan.outcome import NOT_STARTED_ERROR
 from paicli_tui.plan.scheduler import POLICIES, Scheduler, make_scheduler
 from paicli_tui.plan.summary import counts, earlier_versions, final_answer, summarize
 
@@ -445,7 +446,7 @@ class PlanExecutor:
         all_done = all(task.status is TaskStatus.COMPLETED for task in plan.tasks)
         if cancel.is_set() and not all_done:
             status = PlanStatus.CANCELLED
-            self._skip_pending(plan, "cancelled")
+            self._skip_pending(plan, NOT_STARTED_ERROR)
         else:
             self._skip_pending(plan, "replan failed" if error else "not run")
             status = PlanStatus.COMPLETED if all_done and not error else PlanStatus.FAILED

@@ -93,13 +93,14 @@ def json_type(value: Any) -> str:
     return "an object"
 
 
-def parse_plan(reply: str, id_prefix: str = "task") -> Plan:
-    """Parse a planner reply by every P-3.2 rule; raise PlanError otherwise."""
+def parse_plan(reply: str, id_prefix: str = "task", *, renumber: bool = True) -> Plan:
+    """Parse a planner reply by every P-3.2 rule; raise PlanError otherwise.
+    ``renumber=False``: see ``plan_from_dict``."""
     try:
         data = read_json_object(reply, "plan reply")
     except StrictJsonError as exc:
         raise _from_strict_error(exc, noun_of(id_prefix)) from None
-    return plan_from_dict(data, id_prefix)
+    return plan_from_dict(data, id_prefix, renumber=renumber)
 
 
 def plan_from_dict(data: dict, id_prefix: str = "task", *, renumber: bool = True) -> Plan:

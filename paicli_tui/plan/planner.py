@@ -24,7 +24,8 @@ from paicli_tui.llm.structured_output import response_format
 from paicli_tui.llm.types import ChatResult
 from paicli_tui.plan.executor import Replanner
 from paicli_tui.plan.model import Plan, Task, TaskStatus
-from paicli_tui.plan.parser import PlanError, parse_plan
+from paicli_tui.plan.edits import next_free_id
+from paicli_tui.plan.parser import PlanError, parse_plan, plan_from_dict
 from paicli_tui.plan.ordered_schema import LOCAL_MAX_STEPS, ORDERED_PLAN_SCHEMA, ordered_plan_schema
 from paicli_tui.plan.schema import PLAN_REPLY_SCHEMA
 from paicli_tui.prompting.assembler import with_turn_context
@@ -138,10 +139,13 @@ class Planner:
             f"Goal: {goal}\n\n"
             f"Current plan (JSON):\n{json.dumps(plan.to_dict(), indent=2, ensure_ascii=False)}\n\n"
             "Change only what the amendment below affects, keep every other task exactly as it is, "
+            "keep every task's id, give a new task the next id after the highest, "
             "and return the full revised plan in the same format.\n"
             f"Amendment: {amendment}"
         )
-        revised = self._ask(text, "amendment", cancel)
+        # Ids stay as the person saw them (a hand-added task_5 stays task_5);
+        # renumbering happens once, when the plan runs.
+        revised = with_stable_ids(self._ask(text, "amendment", cancel, renumber=False), plan, self.id_prefix)
         revised.goal = f"{goal}\nAmendment: {amendment}"
         self._propose(revised, "amendment")
         return revised
@@ -163,7 +167,7 @@ class Planner:
 
         return replan
 
-    def _ask(self, text: str, origin: str, cancel: threading.Event | None) -> Plan:
+    def _ask(self, text: str, origin: str, cancel: threading.Event | None, *, renumber: bool = True) -> Plan:
         messages = [
             {"role": "system", "content": self.assembler.system_prompt(self.role)},
             {"role": "user", "content": with_turn_context(text)},
@@ -172,7 +176,7 @@ class Planner:
         for repair in range(1, self.repairs + 2):
             reply = self.client.chat(messages, agent=self.agent, tools=None, cancel=cancel, **self._options(limit))
             try:
-                return self._read(reply, limit)
+                return self._read(reply, limit, renumber)
             except PlanError as exc:
                 self._publish(PlanRejected(self.agent, origin, str(exc)))
                 # A tool call is refused, not repaired: its history would need
@@ -193,12 +197,12 @@ class Planner:
         given = {"deadline": ends, "max_tokens": limit, "response_format": self.response_format}
         return {key: value for key, value in given.items() if value is not None}
 
-    def _read(self, reply: ChatResult, limit: int | None) -> Plan:
+    def _read(self, reply: ChatResult, limit: int | None, renumber: bool = True) -> Plan:
         if reply.tool_calls:
             raise PlannerToolCallError(TOOL_CALL_ERROR)
         if reply.finish_reason == "length":
             raise PlanTruncatedError(truncated("planner reply", limit or reply.usage.completion_tokens))
-        plan = parse_plan(reply.content, self.id_prefix)
+        plan = parse_plan(reply.content, self.id_prefix, renumber=renumber)
         check_distinct_steps(plan, self.max_steps)
         return plan
 
@@ -215,6 +219,35 @@ class Planner:
         self.version += 1
         if self.bus is not None:
             self.bus.publish(PlanProposed(self.agent, self.version, origin, plan.goal, plan.to_dict()))
+
+
+def with_stable_ids(revised: Plan, current: Plan, prefix: str) -> Plan:
+    """``revised`` with every id of ``current`` kept and each other id (a
+    task the planner added, whatever it called it) given the next free
+    ``{prefix}_N``, so no new task takes an id the person already knew. A
+    reply that kept none of the ids (a planner naming tasks its own way) is
+    numbered in order instead."""
+    kept = set(current.ids)
+    data = revised.to_dict()
+    tasks = data["tasks"]
+    if not kept & set(revised.ids):
+        numbered = plan_from_dict(data, prefix)
+        numbered.goal = revised.goal
+        return numbered
+    renamed: dict[str, str] = {}
+    known = {**current.to_dict(), "tasks": [t for t in tasks if t["id"] in kept]}
+    for task in tasks:
+        if task["id"] not in kept:
+            renamed[task["id"]] = next_free_id(known, prefix, [*current.ids, *renamed.values()])
+            known["tasks"].append({**task, "id": renamed[task["id"]]})
+    if not renamed:
+        return revised
+    for task in tasks:
+        task["id"] = renamed.get(task["id"], task["id"])
+        task["dependencies"] = [renamed.get(dep, dep) for dep in task["dependencies"]]
+    stable = plan_from_dict(data, prefix, renumber=False)
+    stable.goal = revised.goal
+    return stable
 
 
 def replan_message(goal: str, plan: Plan, failed_task: Task, reason: str) -> str:

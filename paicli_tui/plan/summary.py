@@ -12,8 +12,11 @@ from __future__ import annotations
 from typing import Sequence
 
 from paicli_tui.plan.model import Plan, PlanStatus, Task, TaskStatus
+from paicli_tui.plan.outcome import outcome_of, plain_preview
 
 PREVIEW_CHARS = 120
+#: Header and line order; "cancelled" is a SKIPPED task the cancel interrupted.
+_GROUPS = ("completed", "failed", "blocked", "cancelled", "skipped")
 
 _ORDER = (TaskStatus.COMPLETED, TaskStatus.FAILED, TaskStatus.BLOCKED, TaskStatus.SKIPPED)
 _ICON = {
@@ -25,12 +28,13 @@ _ICON = {
     TaskStatus.RUNNING: "⏭️",
     TaskStatus.CONFLICT: "⚡",
 }
+_CANCELLED_ICON = "⏹️"
 
 
 def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
-    """``text`` on one line, cut to ``limit`` characters plus "…" when longer."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[:limit] + "…"
+    """``text`` as plain text on one line (Markdown marks dropped), cut at a
+    word to ``limit`` characters plus "…" when longer."""
+    return plain_preview(text, limit)
 
 
 def _group(status: TaskStatus) -> TaskStatus:
@@ -39,15 +43,21 @@ def _group(status: TaskStatus) -> TaskStatus:
     return status if status in _ORDER else TaskStatus.SKIPPED
 
 
+def group_of(task: Task) -> str:
+    """The word the header counts the task under (one of ``_GROUPS``)."""
+    return outcome_of(_group(task.status), task.error)
+
+
 def counts(plan: Plan) -> dict[str, int]:
-    tally = {status.value.lower(): 0 for status in _ORDER}
+    tally = {group: 0 for group in _GROUPS}
     for task in plan.tasks:
-        tally[_group(task.status).value.lower()] += 1
+        tally[group_of(task)] += 1
     return tally
 
 
 def task_line(task: Task) -> str:
-    head = f"{_ICON[task.status]} {task.id}: {preview(task.description)}"
+    icon = _CANCELLED_ICON if group_of(task) == "cancelled" else _ICON[task.status]
+    head = f"{icon} {task.id}: {preview(task.description)}"
     group = _group(task.status)
     if group is TaskStatus.COMPLETED:
         line = f"{head} — {preview(task.result)}" if task.result.strip() else head
@@ -59,6 +69,8 @@ def task_line(task: Task) -> str:
     if group is TaskStatus.BLOCKED:
         line = f"{head} — blocked: {reason}"
         return f"{line} (partial: {preview(task.result)})" if task.result.strip() else line
+    if group_of(task) == "cancelled":
+        return f"{head} — cancelled" + (f" (partial: {preview(task.result)})" if task.result.strip() else "")
     return f"{head} — skipped: {reason}"
 
 
@@ -78,8 +90,8 @@ def summarize(plan: Plan, status: PlanStatus, *, replans: int = 0, note: str = "
     if note:
         lines.append(note)
     order = {tid: i for i, tid in enumerate(plan.topological_order())}
-    for group in _ORDER:
-        members = [task for task in plan.tasks if _group(task.status) is group]
+    for group in _GROUPS:
+        members = [task for task in plan.tasks if group_of(task) == group]
         members.sort(key=lambda task: order.get(task.id, len(order)))
         lines.extend(task_line(task) for task in members)
     return "\n".join(lines)

@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass
 
 from paicli_tui import events as ev
+from paicli_tui.plan.outcome import outcome_of
 
 #: Keys whose value best names what a tool call touches, in order of preference.
 _SUBJECT_KEYS = ("command", "path", "pattern", "url", "query", "glob", "symbol", "fact")
@@ -181,8 +182,9 @@ def describe(event: ev.Event) -> Line | None:
             return Line(f"▸ {event.task_id} → {event.worker}{retry}", "muted")
         case ev.TaskStatusChanged() if event.status != "RUNNING":  # the dispatch line said so
             kind = {"COMPLETED": "success", "FAILED": "error", "SKIPPED": "warning", "CONFLICT": "warning"}.get(event.status, "muted")
-            detail = f": {event.error}" if event.error else ""
-            return Line(f"{event.task_id} {event.status}{detail}", kind)
+            word = outcome_of(event.status, event.error)
+            detail = f": {event.error}" if event.error and event.error != word else ""
+            return Line(f"{event.task_id} {word}{detail}", kind)
         case ev.ReplanTriggered():
             return Line(f"replanning after {event.failed_task} failed: {event.reason}", "warning")
         case ev.RunOutcomeRecorded() if event.status == "PARTIAL":

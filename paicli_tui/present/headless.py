@@ -106,6 +106,8 @@ class TextPrinter:
 
             line = changes_line(event, "paicli undo") if isinstance(event, ev.RunChangesRecorded) else describe(event)
             self._line(line.text, self.err)
+        elif isinstance(event, ev.ApprovalDecided) and event.decision == "edit":
+            self._line(f"✎ [{event.actor}] {event.tool} approved with your edits")
         elif isinstance(event, ev.ApprovalDecided) and event.decision not in ("yes", "always", "auto-approved"):
             self._line(f"✗ [{event.actor}] {event.tool} not approved: {event.reason or event.decision}")
 

@@ -38,7 +38,7 @@ from paicli_tui.policy.saved_grants import usable_saved_rules
 from paicli_tui.session.grant_keeping import GrantKeeping
 from paicli_tui.session.planning import plan_and_review
 from paicli_tui.session.port import (
-    AgentTurn, ClearConversation, PlanRun, RunKind, RunOutcome, SessionBusy, SessionCommand, TeamRun,
+    AgentTurn, ClearConversation, PlanRun, ProviderUnavailable, RunKind, RunOutcome, SessionBusy, SessionCommand, TeamRun,
 )
 
 if TYPE_CHECKING:
@@ -82,6 +82,8 @@ class Session(GrantKeeping):
         provider = settings.resolved()
         self.ledger = Ledger(self.bus, redact=self.redactor.secrets)
         self.client = ChatClient.from_settings(settings, session_id=self.session_id, bus=self.bus, transport=transport)
+        #: A transport handed in answers requests itself (the demo, a scripted model): no server, no key.
+        self._answers_in_process = transport is not None
         self.model_label = self.client.model_label
         self.assembler = PromptAssembler(workspace)
         risk_checker = None
@@ -171,8 +173,12 @@ class Session(GrantKeeping):
             raise ValueError("usage: /model NAME (one word, e.g. deepseek-reasoner)")
         if self.busy:
             raise SessionBusy("a run is going; change the model when it ends")
+        if self.settings.provider == "demo":
+            # The demo answers every name the same way: a label saying otherwise would mislead.
+            raise ValueError(f"the offline demo has no other models: start paicli with --provider or --base-url "
+                             f"and --model {model} to use {model}")
         self.client.model = model
-        self.client.model_label = f"{model} (DEMO)" if self.settings.provider == "demo" else model
+        self.client.model_label = model
         self.model_label = self.client.model_label
         self.bus.publish(ModelChanged("session", model, self.model_label))
         return self.model_label
@@ -236,7 +242,16 @@ class Session(GrantKeeping):
     def start_team(self, goal: str, plan: "Plan | None" = None) -> "Future[RunOutcome]":
         return self._start(self.run_team, goal, plan)
 
+    def provider_problem(self) -> str | None:
+        """Why a model request cannot work right now, as one line with the fix."""
+        if self._answers_in_process or self.settings.provider == "demo":
+            return None
+        problem = self.settings.resolved().problem()
+        return f"Not sent: {problem}" if problem else None
+
     def _start(self, job, *args) -> "Future[RunOutcome]":
+        if job != self._clear_job and (problem := self.provider_problem()):
+            raise ProviderUnavailable(problem)
         if not self._busy.acquire(blocking=False):
             raise SessionBusy("still working on the previous request (Esc cancels it)")
         self._cancel = threading.Event()

@@ -35,6 +35,12 @@ class SessionBusy(RuntimeError):
     """Input arrived while a turn or run is still going."""
 
 
+class ProviderUnavailable(RuntimeError):
+    """The provider cannot answer (a remote server and no API key, a base URL
+    that is not one): refused before anything is sent, rather than after a
+    minute of retries."""
+
+
 @dataclass(frozen=True)
 class RunOutcome:
     kind: RunKind

@@ -49,7 +49,19 @@ class PaicliApp(App[None]):
         Binding("ctrl+c", "interrupt", "Copy the selection; else cancel the running turn; else, twice, quit",
                 show=False, priority=True, id="app.quit"),
         Binding("f1", "show_help", "Help: every key of every screen", show=False, id="app.help"),
+        # Priority: the Keys panel (Ctrl+P → Keys) is a docked widget, not a screen, so the
+        # screen's own Esc would otherwise act behind it.
+        Binding("escape", "hide_keys_panel", "Close the keys panel", show=False, priority=True,
+                id="app.hide_keys_panel"),
     ]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "hide_keys_panel":
+            return bool(self.screen.query("HelpPanel"))
+        return True
+
+    def action_hide_keys_panel(self) -> None:
+        self.action_hide_help_panel()
 
     def __init__(
         self,
@@ -271,14 +283,15 @@ class PaicliApp(App[None]):
     def action_interrupt(self) -> None:
         """Ctrl+C: copy what the mouse selected; else interrupt the running
         turn (as Esc does); with nothing running, or after the turn was
-        interrupted, twice within QUIT_WINDOW_SECONDS quits."""
+        interrupted, twice within QUIT_WINDOW_SECONDS quits. A replay has no
+        turn to interrupt: twice quits at once."""
         selected = self.screen.get_selected_text()
         if selected:
             self.copy_to_clipboard(selected)
             self.screen.clear_selection()
             self.notify(f"copied the selection ({len(selected):,} characters)", timeout=3, markup=False)
             return
-        if self.session.busy and not self._cancel_sent:
+        if self.session.busy and not self._cancel_sent and not getattr(self.session, "is_replay", False):
             # Once per turn: a turn that does not stop (a dialog waiting on
             # the person, a stuck call) must still let the person quit.
             self._cancel_sent = True

@@ -27,6 +27,25 @@ give_up() {
     exit 0
 }
 
+build_progress() {
+    # Everything goes to the log; a line per 5 % of the compile goes to the terminal.
+    awk -v logfile="$LOG" '
+        { print >> logfile; fflush(logfile) }
+        /\[ *[0-9]+%\]/ {
+            s = $0; sub(/^[^[]*\[ */, "", s); sub(/%\].*$/, "", s); show(s + 0, "")
+        }
+        /^\[[0-9]+\/[0-9]+\]/ {
+            s = $0; sub(/^\[/, "", s); split(s, part, /[\/\]]/)
+            if (part[2] + 0 > 0) show(int(100 * part[1] / part[2]), " (" part[1] "/" part[2] ")")
+        }
+        function show(percent, detail) {
+            if (percent >= shown + 5 || (percent == 100 && shown < 100)) {
+                printf "  compiling llama.cpp: %3d%%%s\n", percent, detail; fflush(); shown = percent
+            }
+        }
+        BEGIN { shown = -5 }'
+}
+
 server_ready() {
     "$PYTHON" - "$LLAMA_VERSION" <<'EOF' >>"$LOG" 2>&1
 import sys
@@ -51,12 +70,17 @@ if ! server_ready; then
     mkdir -p "$CACHE" || give_up "cannot create the wheel cache $CACHE"
     wheel=$(ls "$CACHE"/llama_cpp_python-"$LLAMA_VERSION"-*.whl 2>/dev/null | head -n 1)
     if [ -z "$wheel" ]; then
-        echo "building llama-cpp-python $LLAMA_VERSION (CPU only, about 10 minutes on 2 cores; cached in $CACHE)"
+        echo "building llama-cpp-python $LLAMA_VERSION (CPU only, about 10 minutes on 2 quiet cores; cached in $CACHE)"
+        started=$SECONDS
         # CPU only, no tests, examples or tools: only the library the bindings load.
+        # pip -v lets the build's own "[ 45%]" / "[12/240]" lines through; progress shows every 5 %.
+        CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc 2>/dev/null || echo 2)}" \
         CMAKE_ARGS="-DGGML_CUDA=OFF -DGGML_METAL=OFF -DGGML_VULKAN=OFF -DGGML_BLAS=OFF -DLLAMA_CURL=OFF \
 -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF" \
-            "$PYTHON" -m pip wheel --no-deps "llama-cpp-python==$LLAMA_VERSION" -w "$CACHE" >>"$LOG" 2>&1 \
+            "$PYTHON" -m pip wheel -v --no-deps "llama-cpp-python==$LLAMA_VERSION" -w "$CACHE" 2>&1 \
+            | build_progress \
             || give_up "building llama-cpp-python $LLAMA_VERSION failed (needs a C++ compiler and cmake)"
+        echo "  built in $(( (SECONDS - started) / 60 )) min $(( (SECONDS - started) % 60 )) s"
         wheel=$(ls "$CACHE"/llama_cpp_python-"$LLAMA_VERSION"-*.whl 2>/dev/null | head -n 1)
         [ -n "$wheel" ] || give_up "pip built no llama-cpp-python wheel into $CACHE"
     fi

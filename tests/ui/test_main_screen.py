@@ -79,7 +79,7 @@ async def test_help_model_and_unknown_commands(app, session):
             await submit(pilot, line)
         await settle(pilot)
         text = transcript_text(app)
-        assert "help: F1, or ? on an empty input, opens it again" in text
+        assert "› /help" in text
         assert "model: demo" in text
         assert "unknown command /frobnicate" in text
         assert session.submitted == []
@@ -169,7 +169,7 @@ async def test_only_the_react_agent_streams_sub_agents_get_one_line_per_fact(app
         transcript = app.main_screen.transcript
         assert not transcript.query(Markdown) and not transcript.query(ToolEntry)
         lines = [str(entry.render()) for entry in transcript.children][1:]  # after the greeting
-        assert lines == ["▸ step_2 → worker-2", "[reviewer-step_2] step_2 approved", "step_2 COMPLETED"]
+        assert lines == ["▸ step_2 → worker-2", "[reviewer-step_2] step_2 approved", "step_2 completed"]
 
 
 async def test_the_planner_shows_one_spinner_line_with_a_count_until_its_reply(app, session):
@@ -268,7 +268,7 @@ async def test_plan_and_team_events_get_one_line_each(app, session):
         await settle(pilot)
         text = transcript_text(app)
         assert "[planner] plan v1 (initial): 2 tasks" in text
-        assert "task_1 COMPLETED" in text
+        assert "task_1 completed" in text
         assert "step_2 rejected: missing tests" in text
         assert "run COMPLETED: 2 of 2 tasks done" in text
 

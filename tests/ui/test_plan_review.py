@@ -7,6 +7,7 @@ from textual.widgets import Input
 
 from paicli_tui.ui.review.plan_review import PlanReviewScreen
 from paicli_tui.ui.review.plan_diff import PlanDiffView
+from tests.support.timing import scaled
 from tests.ui.run_host import HostApp, make_plan, screen_text, survey_plan
 
 
@@ -184,5 +185,5 @@ async def test_the_reviewer_answers_an_engine_thread_and_marks_a_failed_revision
         await _until(pilot, lambda: isinstance(app.screen, PlanReviewScreen), "a new review")
         app.exit()
     # The app closed with the review open: the engine hears "cancel".
-    assert third.result(timeout=5).action == "cancel"
+    assert third.result(timeout=scaled(5)).action == "cancel"
     engine.shutdown()

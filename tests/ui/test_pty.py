@@ -94,12 +94,14 @@ def test_ctrl_c_during_a_turn_cancels_it_and_the_app_stays(demo):
 
 def test_page_up_scrolls_the_transcript_from_the_input(demo):
     demo.wait_for(lambda text: "Enter to send" in text, STEP)
-    for _ in range(12):  # three lines each: more than a screenful
+    for _ in range(12):  # four lines each (the command echoed, then the list): more than a screenful
         demo.type("/theme")
         demo.send(b"\r")
         demo.pump(0.3)
-    demo.wait_for(lambda text: "type a goal" not in text and text.count("themes: paicli-dark") >= 6, STEP)
-    demo.send(PAGE_UP)
+    demo.wait_for(lambda text: "type a goal" not in text and text.count("themes: paicli-dark") >= 4, STEP)
+    for _ in range(3):  # a page each: up to the start of the transcript
+        demo.send(PAGE_UP)
+        demo.pump(0.3)
     demo.wait_for(lambda text: "type a goal" in text, STEP)
     demo.send(CTRL_END)
     demo.wait_for(lambda text: "type a goal" not in text, STEP)

@@ -17,6 +17,7 @@ from paicli_tui.ui.review.plan_review import PlanReviewScreen
 from paicli_tui.ui.run.run_screen import RunScreen
 from paicli_tui.ui.review.plan_diff import PlanDiffView
 from paicli_tui.ui.run.pane_entries import StepHeading
+from tests.support.timing import scaled
 from tests.ui.run_host import HostApp, screen_text
 from paicli_tui.session.port import PlanRun, TeamRun, command_for_input
 
@@ -35,7 +36,7 @@ def demo_app(tmp_path, pace: float = 0.0, **settings) -> tuple[HostApp, Session]
 
 
 async def until(pilot, condition, what: str, seconds: float = 20.0) -> None:
-    deadline = time.monotonic() + seconds
+    deadline = time.monotonic() + scaled(seconds)
     while not condition():
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
@@ -63,7 +64,7 @@ async def test_team_run_streams_two_panes_and_shows_the_retry_in_the_step_pane(t
             await until(pilot, lambda: isinstance(app.screen, RunScreen), "the run screen")
             run = app.screen
             await until(pilot, lambda: run.query_one("#run-summary").display, "the end of the run")
-            assert future.result(timeout=10).status == "COMPLETED"
+            assert future.result(timeout=scaled(10)).status == "COMPLETED"
             steps = {p.worker: [e for e in p.entries if isinstance(e, StepHeading)] for p in run.panes}
             assert all(steps[w] for w in ("worker-1", "worker-2"))  # both panes ran steps
             retried = [p for p in run.panes if any(e.plain.startswith("↻ retry") for e in p.entries)]
@@ -107,7 +108,7 @@ async def test_plan_amendment_shows_a_diff_then_enter_runs_the_revised_plan(tmp_
             run = app.screen
             assert len(run.model.tasks) == before + 1
             await until(pilot, lambda: run.model.finished, "the end of the run")
-            assert future.result(timeout=10).ok
+            assert future.result(timeout=scaled(10)).ok
     finally:
         session.close()
 
@@ -122,7 +123,7 @@ async def test_escape_cancels_a_running_plan_after_confirmation(tmp_path):
             await pilot.press("escape", "y")
             await until(pilot, lambda: run.query_one("#run-summary").display, "the cancelled run to end")
             assert run.model.status == "CANCELLED"
-            assert future.result(timeout=10).status == "CANCELLED"
+            assert future.result(timeout=scaled(10)).status == "CANCELLED"
             assert "Run CANCELLED" in str(run.query_one("#run-summary").border_title)
             # each task as it really ended: nothing "failed", and something was cut short
             outcomes = {t.outcome for t in run.model.tasks.values()}
@@ -140,7 +141,7 @@ async def test_escape_on_the_collapsed_review_cancels_the_plan(tmp_path):
             future = session.submit(PlanRun("survey the project"))
             await until(pilot, lambda: isinstance(app.screen, PlanReviewScreen), "the review screen")
             await pilot.press("escape")
-            outcome = future.result(timeout=10)
+            outcome = future.result(timeout=scaled(10))
             assert (outcome.status, outcome.text) == ("CANCELLED", "plan cancelled before it ran")
             await until(pilot, lambda: not isinstance(app.screen, PlanReviewScreen), "the review to close")
     finally:
@@ -155,15 +156,40 @@ async def test_cancelling_one_task_from_the_tree_skips_its_dependents_and_the_re
             future, run = await run_reviewed(pilot, app, session, "/plan survey the project")
             await until(pilot, lambda: run.model.tasks["task_1"].status == "RUNNING", "task_1 running")
             run.task_tree.select_task("task_1")
+            run.task_tree.focus()
             await pilot.press("c")
             await until(pilot, lambda: not isinstance(app.screen, RunScreen), "the confirmation")
             await pilot.press("y")
             await until(pilot, lambda: run.model.finished, "the end of the run", seconds=60)
-            outcome = future.result(timeout=10)
+            outcome = future.result(timeout=scaled(10))
             statuses = {task_id: task.status for task_id, task in run.model.tasks.items()}
             assert statuses["task_1"] == "SKIPPED"
             assert statuses["task_4"] == "SKIPPED"  # depends on task_1
             assert statuses["task_2"] == statuses["task_3"] == "COMPLETED"  # unrelated branches went on
             assert outcome.status == "FAILED" and not outcome.ok
+    finally:
+        session.close()
+
+
+@pytest.mark.timeout(90)
+async def test_c_cancels_the_selected_panes_task_and_a_question_about_an_ended_task_closes(tmp_path):
+    from paicli_tui.ui.common.dialogs import Confirm
+
+    app, session = demo_app(tmp_path, pace=0.02)
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            future, run = await run_reviewed(pilot, app, session, "/plan survey the project")
+            await until(pilot, lambda: any(w.step for w in run.model.workers.values()), "a busy worker")
+            busy = next(name for name, w in run.model.workers.items() if w.step)
+            step = run.model.workers[busy].step
+            next(pane for pane in run.panes if pane.worker == busy).focus()
+            await pilot.press("c")
+            await until(pilot, lambda: isinstance(app.screen, Confirm), "the confirmation")
+            assert run._cancel_confirm[0] == step  # the focused pane's task, not the tree's first row
+            # Nobody answers; the run ends on its own: the question about an ended task goes away.
+            await until(pilot, lambda: run.model.finished, "the end of the run", seconds=60)
+            await until(pilot, lambda: app.screen is run, "the stale question to close")
+            assert run._cancel_confirm is None
+            future.result(timeout=scaled(10))
     finally:
         session.close()

@@ -57,7 +57,7 @@ def test_describe_events():
     assert describe(ev.ModelError("task_1", "c1", "timeout", "no data for 120s")) is None
     assert describe(ev.AgentNote("worker-1", "runaway guard")) is None
     assert describe(ev.TaskStatusChanged("executor", "task_1", "RUNNING")) is None
-    assert describe(ev.TaskStatusChanged("executor", "task_1", "FAILED", error="boom")).text == "task_1 FAILED: boom"
+    assert describe(ev.TaskStatusChanged("executor", "task_1", "FAILED", error="boom")).text == "task_1 failed: boom"
     assert describe(ev.AgentFinished("react", "final", "done")) is None
     # A cancel is one quiet line, never a failure, and the call's own end says nothing.
     assert describe(ev.AgentFinished("react", "cancelled", "", "cancelled by the user")) == Line("cancelled", "muted")

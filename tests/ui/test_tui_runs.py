@@ -90,14 +90,17 @@ async def test_a_plan_file_opens_the_review_screen_then_one_run_screen(tmp_path)
 
 
 async def test_model_command_switches_the_model_for_later_requests(tmp_path):
-    app, session = product_app(tmp_path)
+    # A served model (here the demo transport behind a custom base URL) takes any name.
+    session = Session(Settings(provider="custom", base_url="http://127.0.0.1:9/v1", model="m"), tmp_path,
+                      transport=DemoTransport(pace=0.0))
+    app = PaicliApp(session, remember_theme=False)
     try:
         async with app.run_test(size=(120, 36)) as pilot:
             prompt = app.main_screen.prompt
             prompt.value = "/model other-model"
             await pilot.press("enter")
-            await until(pilot, lambda: "model: other-model (DEMO)" in transcript_text(app), "the model line")
-            assert "other-model (DEMO)" in str(app.main_screen.status.query_one("#status-model").render())
+            await until(pilot, lambda: "model: other-model" in transcript_text(app), "the model line")
+            assert "other-model" in str(app.main_screen.status.query_one("#status-model").render())
             requests: list = []
             session.bus.subscribe(lambda e: requests.append(e) if e.name == "model_request" else None)
             prompt.value = "what is here?"
@@ -107,6 +110,20 @@ async def test_model_command_switches_the_model_for_later_requests(tmp_path):
             prompt.value = "/model two words"
             await pilot.press("enter")
             await until(pilot, lambda: "usage: /model NAME" in transcript_text(app), "the usage line")
+    finally:
+        session.close()
+
+
+async def test_the_demo_refuses_another_model_name_and_keeps_its_label(tmp_path):
+    app, session = product_app(tmp_path)
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            label = str(app.main_screen.status.query_one("#status-model").render())
+            app.main_screen.prompt.value = "/model gpt-4o"
+            await pilot.press("enter")
+            await until(pilot, lambda: "the offline demo has no other models" in transcript_text(app), "the refusal")
+            assert str(app.main_screen.status.query_one("#status-model").render()) == label
+            assert "gpt-4o (DEMO)" not in transcript_text(app) and session.model_label == "demo (DEMO)"
     finally:
         session.close()
 

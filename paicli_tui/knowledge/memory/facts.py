@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from paicli_tui.knowledge.memory.database import Database
-from paicli_tui.knowledge.memory.text_query import fts_or_query, query_terms
+from paicli_tui.knowledge.memory.text_query import fts_prefix_query, like_pattern, query_terms
 
 Source = Literal["person", "agent"]
 #: A fact is a sentence or two, not a document.
@@ -92,13 +92,23 @@ class MemoryStore:
         return [Fact(*row) for row in rows]
 
     def search(self, query: str, limit: int = 5) -> list[Fact]:
-        """Facts sharing a word with ``query``, best BM25 first. Stop words
-        alone match nothing: "what is it" is not a question about anything."""
+        """Facts with a word that starts with a word of ``query`` ("curr"
+        finds "currency"), best BM25 first; when the stemmed index finds
+        none, facts containing every term as plain text ("runn" finds
+        "running", which the index stores as "run"), newest first. Stop
+        words alone match nothing: "what is it" is not a question about
+        anything."""
         terms = query_terms(query)
         if not terms or not self.db.exists():
             return []
-        rows = self.db.connection().execute(
+        connection = self.db.connection()
+        rows = connection.execute(
             "SELECT f.id, f.text, f.source, f.agent, f.run, f.created FROM facts_fts "
             "JOIN facts f ON f.id = facts_fts.rowid WHERE facts_fts MATCH ? "
-            "ORDER BY bm25(facts_fts), f.id DESC LIMIT ?", (fts_or_query(terms), limit)).fetchall()
+            "ORDER BY bm25(facts_fts), f.id DESC LIMIT ?", (fts_prefix_query(terms), limit)).fetchall()
+        if not rows:
+            where = " AND ".join("lower(text) LIKE ? ESCAPE '\\'" for _ in terms)
+            rows = connection.execute(
+                f"SELECT id, text, source, agent, run, created FROM facts WHERE {where} ORDER BY id DESC LIMIT ?",
+                (*map(like_pattern, terms), limit)).fetchall()
         return [Fact(*row) for row in rows]

@@ -58,13 +58,15 @@ class RunFacts:
             return facts
 
     def search(self, query: str, limit: int) -> list[PendingFact]:
-        """Held facts sharing a search term with ``query``, most shared first."""
+        """Held facts with a word starting with a search term of ``query``
+        ("curr" finds "currency"), most terms shared first."""
         terms = set(query_terms(query))
         if not terms:
             return []
         scored = []
         for fact in self.pending():
-            shared = len(terms & set(query_terms(fact.text, keep_stop_words=True)))
+            words = query_terms(fact.text, keep_stop_words=True)
+            shared = sum(1 for term in terms if any(word.startswith(term) for word in words))
             if shared:
                 scored.append((-shared, fact.number, fact))
         return [fact for *_, fact in sorted(scored)[:limit]]

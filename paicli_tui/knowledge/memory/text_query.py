@@ -50,6 +50,17 @@ def fts_or_query(terms: list[str]) -> str:
     return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
 
 
+def fts_prefix_query(terms: list[str]) -> str:
+    """``"a"* OR "b"*``: each term also matches the words it begins
+    ("curr" finds "currency"); still literal, never FTS5 syntax."""
+    return " OR ".join('"' + term.replace('"', '""') + '"*' for term in terms)
+
+
+def like_pattern(term: str) -> str:
+    """``%term%`` for ``LIKE … ESCAPE '\\'``, with ``%`` and ``_`` taken literally."""
+    return "%" + term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
 def identifier_terms(text: str) -> str:
     """The camelCase parts of every mixed-case identifier in ``text``, as
     one space-separated string (FTS5's tokenizer already splits on ``_``)."""

@@ -179,6 +179,9 @@ def _describe_file(path: str, lines: list[str]) -> str:
         description = _CONFIG_DESCRIPTION.search(text)
         if description:
             facts.append(f"described as “{description.group(1)}”")
+    defined = list(dict.fromkeys(_DEFINITION.findall(text)))
+    if defined:
+        facts.append("defines " + _shown(defined))
     return f"- `{path}`: " + ", ".join(facts) + "."
 
 

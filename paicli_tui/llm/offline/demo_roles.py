@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 
 from paicli_tui.llm.offline.demo_conversation import Conversation, ToolOutcome
 from paicli_tui.llm.offline.demo_findings import describe, headline, shorten
-from paicli_tui.llm.offline.demo_tools import Call, Job, next_calls
+from paicli_tui.llm.offline.demo_intent import Intent, match_listing, read_intent
+from paicli_tui.llm.offline.demo_tools import Call, Job, next_calls, react_calls
 
 #: Written into a worker's retried result; the demo reviewer approves a result
 #: carrying it, so exactly one rejection happens per step.
@@ -20,7 +21,11 @@ REJECTED_STEP = "step_2"
 #: The only file the demo ever proposes to write, and only in ASK mode.
 SCRATCH_FILE = "paicli-demo-scratch.md"
 
-_CHANGE_WORDS = re.compile(r"\b(write|edit|change|modify|create|delete|remove|fix|run|execute|install|commit|refactor)\b", re.IGNORECASE)
+GREETING_REPLY = (
+    "Hello! I am the offline demo model: I read your workspace with the real read-only tools and answer from "
+    "what they return. Ask about a file (`explain @README.md`), a folder (`what is in tests`) or a name "
+    "(`where is main`), or try `/plan` and `/team` to watch planning, parallel workers and review."
+)
 _STEP_LINE = re.compile(r"^(?:Your step|Current task):\s*\S+[^\n]*\n(.+)$", re.MULTILINE)
 _STEP_ID = re.compile(r"\bstep_\d+\b")
 _TITLE_FACT = re.compile(r"first heading “(.+?)”")
@@ -40,21 +45,24 @@ class Turn:
 
 def react_turn(conversation: Conversation) -> Turn:
     question = conversation.last_user
-    calls = next_calls("react", conversation)
+    intent = read_intent(question, conversation.approval_mode)
+    if intent.kind == "greeting":
+        return Turn(reasoning="A greeting: nothing to look up.", content=GREETING_REPLY)
+    calls = react_calls(conversation, intent)
     if calls:
         return Turn(reasoning=_thinking_before_tools(question, calls, conversation), tool_calls=tuple(calls))
-    wants_change = bool(_CHANGE_WORDS.search(question))
+    wants_change = intent.kind == "change"
     proposal = _scratch_proposal(conversation) if wants_change else None
     if proposal is not None:
         return Turn(reasoning="You asked for a change, and in ASK mode every write waits for your yes: I propose a "
                               "small one in a scratch file so you can try the approval dialog.",
                     tool_calls=(proposal,))
-    outcomes = conversation.outcomes_this_turn() or conversation.all_outcomes()
-    parts = []
     written = [o for o in conversation.outcomes_this_turn() if o.name == "write_file"]
     if written:
         return Turn(reasoning="The write came back; I report what happened to it.",
                     content=_scratch_answer(written[-1].content))
+    outcomes = [*intent.attached, *(conversation.outcomes_this_turn() or conversation.all_outcomes())]
+    parts = []
     if wants_change:
         parts.append(
             "> **The demo model only reads.** It lists, reads and searches files; it never changes your files. "
@@ -62,7 +70,12 @@ def react_turn(conversation: Conversation) -> Turn:
             "you can try the approval dialog. Start `paicli` with a real provider (for example `--base-url` and "
             "`--model`) to make real changes.\n"
         )
-    if outcomes:
+    targeted = _targeted(intent, outcomes)
+    if targeted:
+        parts.append(_answer_opening(intent, targeted) + "\n")
+        parts.extend(describe(outcome) for outcome in targeted)
+        parts.append("\n" + _closing(outcomes))
+    elif outcomes:
         parts.append((headline(outcomes) or "Here is what I found in the workspace.") + "\n")
         parts.extend(describe(outcome) for outcome in _most_telling_first(outcomes))
         parts.append("\n" + _closing(outcomes))
@@ -72,6 +85,29 @@ def react_turn(conversation: Conversation) -> Turn:
             "nothing concrete to report. Try `/plan` or `/team` to see planning, parallel workers and review."
         )
     return Turn(reasoning=_thinking_after_tools(outcomes), content="\n".join(parts))
+
+
+def _targeted(intent: Intent, outcomes: list[ToolOutcome]) -> list[ToolOutcome]:
+    """The results about what the question named (not the first look around)."""
+    def target(outcome: ToolOutcome) -> str:
+        return str(next(iter(outcome.arguments.values()), "")).rstrip("/") if outcome.arguments else ""
+
+    if intent.kind == "search":
+        return [o for o in outcomes if o.name == "grep_code"]
+    if intent.kind == "path":
+        wanted = {path.rstrip("/") for path in intent.targets}
+        return [o for o in outcomes if target(o) in wanted]
+    if intent.kind == "words":
+        return [o for o in outcomes if target(o) not in ("", ".")
+                and match_listing(intent.targets, [target(o).rsplit("/", 1)[-1] + ("/" if o.name == "list_dir" else "")])]
+    return []
+
+
+def _answer_opening(intent: Intent, targeted: list[ToolOutcome]) -> str:
+    named = ", ".join(f"`{next(iter(o.arguments.values()), '')}`" for o in targeted)
+    if intent.kind == "search":
+        return f"I searched the workspace for `{intent.targets[0]}`:"
+    return f"Here is what {named} holds:" if named else "Here is what I found:"
 
 
 def _scratch_proposal(conversation: Conversation) -> Call | None:

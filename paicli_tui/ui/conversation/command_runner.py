@@ -1,7 +1,7 @@
 """The slash commands the main screen runs itself (everything but /plan,
-/team and /clear, which are jobs for the session). Each one leaves one
-muted line in the transcript saying what it did, so a command never
-succeeds silently."""
+/team and /clear, which are jobs for the session). Each one is echoed as
+typed; one that does not open a screen also leaves one line saying what it
+did, so a command never succeeds silently."""
 
 from __future__ import annotations
 
@@ -25,6 +25,8 @@ class CommandRunner:
     async def run(self, command: SlashCommand) -> None:
         screen = self.screen
         t = screen.transcript
+        # The command as typed, not the keys of the screen it opens: the screen shows those itself.
+        await t.add_user(f"{command.name} {command.argument}".rstrip())
         match command.name:
             case "/mode":
                 await self._set_mode(command.argument)
@@ -37,7 +39,6 @@ class CommandRunner:
             case "/permissions":
                 from paicli_tui.ui.approval.permissions import PermissionsScreen
 
-                await t.add_line("permissions: r revokes · k keeps for this workspace · esc closes", "muted")
                 screen.app.push_screen(PermissionsScreen(screen.session))
             case "/undo":
                 await self._open_undo()
@@ -46,7 +47,6 @@ class CommandRunner:
             case "/mcp":
                 from paicli_tui.ui.mcp.mcp_screen import McpScreen
 
-                await t.add_line("mcp: r restarts the highlighted server · esc closes", "muted")
                 screen.app.push_screen(McpScreen(screen.session))
             case "/hooks":
                 await self._hooks(command.argument)
@@ -55,7 +55,6 @@ class CommandRunner:
 
                 await run_knowledge_command(screen, command)
             case "/help":
-                await t.add_line("help: F1, or ? on an empty input, opens it again", "muted")
                 screen.app.action_show_help()
             case "/quit":
                 screen.app.exit()
@@ -72,14 +71,12 @@ class CommandRunner:
         elif screen.session.busy:
             await screen.transcript.add_line("a run is going: /undo once it ends (Esc cancels it)", "warning")
         else:
-            await screen.transcript.add_line("undo: r reverts the selected run · esc closes", "muted")
             screen.app.push_screen(UndoScreen(checkpoints))
 
     async def _open_skills(self) -> None:
         from paicli_tui.ui.skills.skills_screen import SkillsScreen
 
         screen = self.screen
-        await screen.transcript.add_line("skills: the agent loads one with load_skill · esc closes", "muted")
         screen.app.push_screen(SkillsScreen(screen.session.skills(), screen.session.user_skills_dir))
 
     async def _hooks(self, argument: str) -> None:

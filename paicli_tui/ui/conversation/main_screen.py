@@ -18,6 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual import events
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -37,6 +38,7 @@ from paicli_tui.ui.conversation.command_provider import SlashCommandProvider
 from paicli_tui.ui.conversation.command_runner import JOB_COMMANDS, CommandRunner
 from paicli_tui.ui.conversation.composer import Composer
 from paicli_tui.ui.conversation.mode_words import mode_line, placeholder_for
+from paicli_tui.ui.conversation.new_below import NewBelow
 from paicli_tui.ui.conversation.painter import TranscriptPainter
 from paicli_tui.ui.conversation.prompt_editor import PromptEditor
 from paicli_tui.ui.conversation.queued_inputs import QueuedInput, QueuedInputs
@@ -93,6 +95,7 @@ class MainScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
+        yield NewBelow(id="new-below")
         with Vertical(id="bottom"):
             yield QueuedInputs(id="queued")
             yield Composer(self.argument_choices, self.session.workspace, id="composer",
@@ -121,7 +124,9 @@ class MainScreen(Screen):
         return self.painter is not None and self.is_attached and bool(self.query(StatusBar))
 
     async def on_mount(self) -> None:
-        self.painter = TranscriptPainter(self.transcript)
+        new_below = self.query_one(NewBelow)
+        self.watch(self.transcript, "new_below", lambda shown: setattr(new_below, "display", shown))
+        self.painter = TranscriptPainter(self.transcript, replay=bool(self.read_only_reason))
         status = self.status
         status.mode = self.session.approval_mode
         status.model_label = self.session.model_label
@@ -131,6 +136,7 @@ class MainScreen(Screen):
         if self.read_only_reason:
             # A replay: no goal to type, no key or model to complain about.
             status.show_replay()
+            self.prompt.read_only = True
             await self.transcript.add_line(self.session.intro, "muted")
             problems = list(self.session.warnings)
         else:
@@ -163,10 +169,12 @@ class MainScreen(Screen):
 
     def placeholder_text(self) -> str:
         """What Enter will do now: the hook the input's placeholder is set through."""
+        if self.read_only_reason:
+            return f"{self.session.model_label} — read-only: nothing you type is sent · Ctrl+C twice quits"
         return placeholder_for(self.session.approval_mode, bool(self.session.busy))
 
     def show_busy(self) -> None:
-        busy = bool(self.session.busy)
+        busy = bool(self.session.busy) and not self.read_only_reason  # a replay playing is not a turn to cancel
         self.prompt.show_busy(busy)
         if busy != self._busy_shown:
             self._busy_shown = busy
@@ -234,6 +242,13 @@ class MainScreen(Screen):
         if not text:
             return
         command = parse_slash(text)
+        if self.read_only_reason and not (command is not None and command.name not in JOB_COMMANDS):
+            # A replay sends nothing and queues nothing; its own commands (/help, /copy) still work.
+            self.prompt.clear()
+            if not self._told_read_only:
+                self._told_read_only = True
+                await self.transcript.add_line(self.read_only_reason, "warning")
+            return
         if command is not None and command.name not in JOB_COMMANDS:
             await self.commands.run(command)
         elif self.session.busy or self.queued.items:
@@ -248,6 +263,12 @@ class MainScreen(Screen):
             self._usage_before = self.session.usage
             self.status.usage = self.conversation_usage()
             return await self._start_job(lambda: self.session.submit(command))
+        problem = getattr(self.session, "provider_problem", lambda: None)()
+        if problem:
+            # Refused at once, with the fix; the text stays for after the fix.
+            await self.transcript.add_line(problem, "error")
+            self.prompt.put_back(shown or text, (), attachments)
+            return False
         await self.transcript.add_user(shown or text)
         if attachments and not isinstance(command, AgentTurn):
             await self.transcript.add_line("attached files go with ordinary turns; a /plan or /team run does not "
@@ -329,12 +350,18 @@ class MainScreen(Screen):
             case "home":
                 transcript.scroll_home(animate=False)
             case "end":
-                transcript.scroll_end(animate=False)
+                transcript.follow()
 
     def action_edit_queued(self) -> None:
         if self.focused is not self.prompt or self.prompt.text or not self.queued.items:
             raise SkipAction()  # the editor's own Up (history, the menu, the cursor)
         self._return_to_input([self.queued.pop_last()])
+
+    def on_key(self, event: events.Key) -> None:
+        # The replay's editor is read-only, so the first character typed is where to say why.
+        if self.read_only_reason and event.is_printable and not self._told_read_only:
+            self._told_read_only = True
+            self.run_worker(self.transcript.add_line(self.read_only_reason, "warning"))
 
     def on_text_area_changed(self, event: PromptEditor.Changed) -> None:
         if event.text_area is self.prompt:

@@ -38,8 +38,10 @@ class FrameSummary:
 
 
 class TranscriptPainter:
-    def __init__(self, transcript: Transcript) -> None:
+    def __init__(self, transcript: Transcript, *, replay: bool = False) -> None:
         self.transcript = transcript
+        #: A replay shows each recorded request as the person's own entry (live, the editor already did).
+        self.replay = replay
         # Whether the ReAct agent's answer was streamed this turn: its
         # AgentFinished text is then already on screen.
         self._spoke = False
@@ -66,6 +68,8 @@ class TranscriptPainter:
                 summary.other.append(item)
                 continue
             ours = item.actor == STREAMED
+            if self.replay and isinstance(item, ev.RunRequested) and item.goal:
+                await t.add_user(item.goal if item.kind == "react" else f"/{item.kind} {item.goal}")
             match item:
                 case ev.ModelRequest() if item.actor == PLANNER:
                     await t.planning(item.actor)

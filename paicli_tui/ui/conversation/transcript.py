@@ -11,6 +11,7 @@ from __future__ import annotations
 from textual import events
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.reactive import var
 from textual.widget import Widget
 from textual.widgets import Collapsible
 
@@ -37,6 +38,9 @@ class Transcript(VerticalScroll, can_focus=True, can_focus_children=False):
         Binding("e", "toggle_details", "Unfold / fold every tool call and thought", id="transcript.toggle_details"),
     ]
 
+    #: Entries arrived below while the person had scrolled up (the "new below" marker shows).
+    new_below: var[bool] = var(False)
+
     def __init__(self, max_entries: int = MAX_ENTRIES, **kwargs) -> None:
         super().__init__(**kwargs)
         self.max_entries = max_entries
@@ -46,6 +50,22 @@ class Transcript(VerticalScroll, can_focus=True, can_focus_children=False):
 
     def on_mount(self) -> None:
         self.anchor()
+
+    @property
+    def following(self) -> bool:
+        """Whether new entries scroll into view. Scrolling up releases
+        Textual's anchor (private state; textual is pinned at 8.2.8)."""
+        return self.is_anchored and not self._anchor_released
+
+    def follow(self) -> None:
+        """Back to the end, following new entries again."""
+        self.scroll_end(animate=False, immediate=True)
+        self.new_below = False
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self.new_below and new_value >= self.max_scroll_y:
+            self.new_below = False
 
     def on_key(self, event: events.Key) -> None:
         """A printable key typed here goes to the input, and so does focus."""
@@ -78,6 +98,8 @@ class Transcript(VerticalScroll, can_focus=True, can_focus_children=False):
             fold.collapsed = not unfold
 
     async def add(self, entry: Widget) -> None:
+        if not self.following and self.max_scroll_y > 0:
+            self.new_below = True
         await self.mount(entry)
         excess = len(self.children) - self.max_entries
         if excess > 0:
@@ -86,7 +108,9 @@ class Transcript(VerticalScroll, can_focus=True, can_focus_children=False):
             await self.remove_children(old)
 
     async def add_user(self, text: str) -> None:
+        """What the person sent: they acted, so the transcript follows again."""
         await self.add(UserEntry(text))
+        self.follow()
 
     async def add_line(self, text: str, kind: str = "info") -> None:
         await self.add(NoteLine(text, kind))

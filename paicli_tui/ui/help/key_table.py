@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from textual.binding import Binding
 from textual.dom import DOMNode
+from textual.keys import key_to_character
 
 import paicli_tui.ui as ui_package
 
@@ -80,6 +81,8 @@ def key_label(key: str) -> str:
             named.append(part.upper() if len(parts) > 1 else part)
         elif part.startswith("f") and part[1:].isdigit():
             named.append(part.upper())
+        elif (character := key_to_character(part)) is not None and character.isprintable() and not character.isspace():
+            named.append(character)  # "right_square_bracket" → "]"
         else:
             named.append(part.capitalize())
     return "+".join(named)

@@ -27,19 +27,16 @@ async def run_knowledge_command(screen: "MainScreen", command: "SlashCommand") -
         case "/save":
             await _save(screen, knowledge, command.argument)
         case "/memory":
-            await transcript.add_line("memory: type to search · d deletes · esc closes", "muted")
             screen.app.push_screen(MemoryScreen(knowledge))
         case "/index":
             await transcript.add_line("index: building the code index of the workspace (esc stops)", "muted")
             screen.app.push_screen(IndexScreen(knowledge))
         case "/search":
-            await transcript.add_line(f"search: {command.argument}" if command.argument else "search", "muted")
             screen.app.push_screen(SearchScreen(knowledge, command.argument))
         case "/graph":
             if not command.argument:
                 await transcript.add_line("usage: /graph SYMBOL (a function, class or Class.method)", "error")
                 return
-            await transcript.add_line(f"graph: {command.argument}", "muted")
             screen.app.push_screen(GraphScreen(knowledge, command.argument))
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -37,13 +37,16 @@ class MemoryScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="knowledge-dialog"):
             yield Static(Content.styled("Memory", "bold"), id="knowledge-title")
-            yield Input(placeholder="search the facts", id="memory-filter")
+            yield Input(placeholder="search the facts", id="memory-filter", select_on_focus=False)
             yield OptionList(id="memory-list")
             yield Static(Content.styled(HINT, "$text-muted"), id="knowledge-hint")
 
-    async def on_mount(self) -> None:
-        await self.refresh_facts()
+    def on_mount(self) -> None:
+        # The screen shows at once; the database opens (and may migrate) off the first frame.
+        self.query_one("#memory-list", OptionList).add_option(
+            Option(Content.styled("loading the facts…", "italic $text-muted"), disabled=True))
         self.query_one("#memory-filter", Input).focus()
+        self.run_worker(self.refresh_facts(), group="memory-facts", exclusive=True)
 
     async def refresh_facts(self) -> None:
         query = self.query_one("#memory-filter", Input).value.strip()
@@ -71,7 +74,22 @@ class MemoryScreen(ModalScreen[None]):
         self.action_to_list()
 
     def action_to_list(self) -> None:
-        self.query_one("#memory-list", OptionList).focus()
+        if self.facts:  # an empty list would swallow what is typed next
+            self.query_one("#memory-list", OptionList).focus()
+
+    def on_key(self, event: events.Key) -> None:
+        """A character typed while the list has focus goes to the search
+        box ("d" with a fact highlighted deletes it instead)."""
+        options = self.query_one("#memory-list", OptionList)
+        if not options.has_focus or not event.is_printable or not event.character:
+            return
+        if event.character == "d" and self.facts:
+            return
+        event.stop()
+        event.prevent_default()
+        search = self.query_one("#memory-filter", Input)
+        search.focus()
+        search.insert_text_at_cursor(event.character)
 
     async def action_delete(self) -> None:
         options = self.query_one("#memory-list", OptionList)

@@ -135,10 +135,15 @@ class PlanEditState:
         return True
 
     def add_task(self, after_id: str | None, description: str) -> str:
-        """Insert a new ANALYSIS task after ``after_id``; returns its id."""
+        """Insert a new task after ``after_id``, of that task's type (a task
+        added under a FILE_READ is most likely another read; ANALYSIS when
+        there is none); returns its id."""
         used = frozenset(self._used)
         new_id = edits.next_free_id(self.plan_dict, self.prefix, used)
-        self.apply(edits.add_task, after_id, description, "ANALYSIS", self.prefix, used)
+        above = next((t for t in self.plan_dict.get(entries_key(self.plan_dict) or "tasks", [])
+                      if isinstance(t, dict) and t.get("id") == after_id), None)
+        kind = above.get("type") if above and isinstance(above.get("type"), str) else "ANALYSIS"
+        self.apply(edits.add_task, after_id, description, kind, self.prefix, used)
         return new_id
 
     def undo(self) -> bool:

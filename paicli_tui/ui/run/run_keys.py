@@ -46,20 +46,46 @@ class RunKeys:
         self.app.push_screen(Confirm(question), answered)
 
     def action_cancel_task(self) -> None:
-        """Interrupt the task under the tree's cursor: its dependents are
-        skipped, the rest of the run goes on."""
-        task_id = self.task_tree.cursor_task_id
+        """Interrupt a task: the tree's highlighted one when the tree has
+        focus, else the focused (or selected) pane's current step. Its
+        dependents are skipped, the rest of the run goes on."""
+        task_id = self._task_to_cancel()
         task = self.model.tasks.get(task_id) if task_id else None
         if task is None or task.status != "RUNNING" or self.on_cancel_task is None or self.model.finished:
-            self.notify("Select a running task in the tree to cancel it", severity="warning", markup=False)
+            self.notify("Select a running task (Tab to the tree, or a busy pane) to cancel it",
+                        severity="warning", markup=False)
             return
 
         def answered(yes: bool | None) -> None:
+            self._cancel_confirm = None
             if yes and self.on_cancel_task is not None and not self.on_cancel_task(task_id):
                 self.notify(f"{task_id} is no longer running", markup=False)
 
-        question = f"Cancel {task_id}? Tasks that depend on it are skipped; the rest of the run goes on."
-        self.app.push_screen(Confirm(question), answered)
+        question = (f"Cancel {task_id} ({task.description})? Tasks that depend on it are skipped; "
+                    "the rest of the run goes on.")
+        self._cancel_confirm = (task_id, Confirm(question))
+        self.app.push_screen(self._cancel_confirm[1], answered)
+
+    def _task_to_cancel(self) -> str | None:
+        if self.task_tree.has_focus:
+            return self.task_tree.cursor_task_id
+        worker = self.focused.worker if isinstance(self.focused, WorkerPane) else self._selected()
+        view = self.model.workers.get(worker) if worker else None
+        return (view.step if view is not None else None) or self.task_tree.cursor_task_id
+
+    def drop_stale_cancel(self) -> None:
+        """A "Cancel task_N?" still open when that task (or the run) ended
+        asks about nothing: close it and say so."""
+        pending = getattr(self, "_cancel_confirm", None)
+        if pending is None:
+            return
+        task_id, dialog = pending
+        task = self.model.tasks.get(task_id)
+        if self.model.finished or task is None or task.status != "RUNNING":
+            self._cancel_confirm = None
+            if dialog.is_attached:
+                dialog.dismiss(False)
+            self.notify(f"{task_id} already ended: nothing to cancel", markup=False)
 
     def action_undo_task(self) -> None:
         """Open the undo screen on the file changes of the task under the

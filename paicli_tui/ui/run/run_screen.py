@@ -97,6 +97,7 @@ class RunScreen(RunKeys, Screen):
         self.cancelling = False
         self.price = price
         self.selected: str | None = None  # the worker shown large in the focus layout
+        self._cancel_confirm: tuple[str, Any] | None = None  # (task id, the open "Cancel task_N?" dialog)
         self.chosen = False  # the person picked it: stop following the busy worker
         self.timeline_on = False
         self.tree_on = True
@@ -290,6 +291,8 @@ class RunScreen(RunKeys, Screen):
         if self._details is not None and self._details.task_id in update.tasks:
             self._details.refresh_details()
         self._refresh_heading()
+        if update.tasks or update.finished:
+            self.drop_stale_cancel()
         if update.finished:
             self._show_summary(self.model.status, self.model.summary)
         elif not self.model.finished:

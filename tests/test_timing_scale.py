@@ -1,0 +1,38 @@
+"""Time limits stretch with the machine's load (tests/support/timing.py):
+each test's timeout, and the waits that use ``scaled``/``wait_until``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.timing import SCALE, scaled, wait_until
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_this_tests_time_limit_is_the_ini_limit_times_the_scale(request):
+    marker = request.node.get_closest_marker("timeout")
+    limit = marker.args[0] if marker else float(request.config.getini("timeout"))
+    assert limit == pytest.approx(60 * SCALE)
+    assert scaled(10) == pytest.approx(10 * SCALE) and SCALE >= 1.0
+
+
+def test_a_set_scale_stretches_every_limit():
+    env = {**os.environ, "PAICLI_TEST_TIME_SCALE": "3", "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-n", "0",
+         f"{Path(__file__).name}::test_this_tests_time_limit_is_the_ini_limit_times_the_scale",
+         "--override-ini", "addopts=-ra"],
+        cwd=ROOT / "tests", env=env, capture_output=True, text=True, timeout=scaled(120))
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_wait_until_names_what_it_waited_for():
+    wait_until(lambda: True, "nothing")
+    with pytest.raises(AssertionError, match="waiting for the moon"):
+        wait_until(lambda: False, "the moon", timeout=0.05 / SCALE)
