@@ -16,10 +16,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from paicli_tui.config.hooks_settings import HooksSettings
+# The folders moved to paths.py; readers of settings.data_dir & co. keep working.
+from paicli_tui.config.paths import APP_NAME, ConfigError, check_dirs, config_dir, config_file, data_dir  # noqa: F401
 from paicli_tui.config.mcp_settings import McpSettings
 from paicli_tui.config.permission_rules import parse_permission_rule
 
-APP_NAME = "paicli"
 
 ProviderName = Literal[
     "openai", "deepseek", "glm", "ollama", "llamacpp", "openrouter", "vllm", "lmstudio", "custom", "demo"
@@ -76,10 +77,6 @@ def checked_mode(mode: str) -> str:
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
     return mode
-
-
-class ConfigError(Exception):
-    """A bad config file or value. ``str()`` is one line: where, which key, what."""
 
 
 class Settings(BaseModel):
@@ -389,50 +386,6 @@ def _shown(url: str) -> str:
     if "@" in parts.netloc:
         url = parts._replace(netloc="…@" + parts.netloc.rsplit("@", 1)[1]).geturl()
     return repr(url)
-
-
-def config_dir() -> Path:
-    home = os.environ.get("PAICLI_HOME")
-    if home:
-        return Path(home)
-    from platformdirs import user_config_dir
-
-    return Path(user_config_dir(APP_NAME))
-
-
-def data_dir() -> Path:
-    home = os.environ.get("PAICLI_HOME")
-    if home:
-        return Path(home)
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir(APP_NAME))
-
-
-def check_dirs(*, create: bool) -> None:
-    """ConfigError (one line) when the config or data directory cannot be
-    used: a file stands where a directory must be, or (``create``, for the
-    commands that write) the directory cannot be made or written."""
-    named = "PAICLI_HOME " if os.environ.get("PAICLI_HOME") else ""
-    for what, path in (("config", config_dir()), ("data", data_dir())):
-        blocker = next((p for p in (path, *path.parents) if p.exists()), None)
-        if blocker is not None and not blocker.is_dir():
-            kind = f"{named}{path}" if blocker == path else f"{named}{path}: {blocker}"
-            raise ConfigError(f"{kind} is not a directory (it is a file)")
-        if not create:
-            continue
-        try:
-            (path / "history" / "raw").mkdir(parents=True, exist_ok=True) if what == "data" else path.mkdir(
-                parents=True, exist_ok=True)
-            probe = path / f".paicli-write-check-{os.getpid()}"
-            probe.touch()
-            probe.unlink()
-        except OSError as exc:
-            raise ConfigError(f"cannot write the {what} directory {path}: {exc.strerror or exc}") from None
-
-
-def config_file() -> Path:
-    return config_dir() / "config.toml"
 
 
 ENV_PREFIX = "PAICLI_"

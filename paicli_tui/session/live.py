@@ -17,12 +17,10 @@ from typing import TYPE_CHECKING
 from paicli_tui.agent.budget import Budget, RunBudget
 from paicli_tui.agent.evidence import EvidenceRecorder, honest
 from paicli_tui.agent.loop import Agent
-from paicli_tui.config.settings import Settings, checked_mode, next_mode
+from paicli_tui.config.settings import Settings
 from paicli_tui.events import (
     Event,
     EventBus,
-    ModeChanged,
-    ModelChanged,
     ModelResponse,
     RunCancelled,
     RunOutcomeRecorded,
@@ -36,6 +34,7 @@ from paicli_tui.llm.types import Usage
 from paicli_tui.records.prices import model_price
 from paicli_tui.policy.saved_grants import usable_saved_rules
 from paicli_tui.session.grant_keeping import GrantKeeping
+from paicli_tui.session.mode_and_model import ModeAndModel
 from paicli_tui.session.planning import plan_and_review
 from paicli_tui.session.port import (
     AgentTurn, ClearConversation, PlanRun, ProviderUnavailable, RunKind, RunOutcome, SessionBusy, SessionCommand, TeamRun,
@@ -50,7 +49,7 @@ if TYPE_CHECKING:
 LIMIT_SETTINGS = ("max_turns", "max_tokens", "max_seconds", "run_max_turns", "run_max_tokens", "run_max_seconds")
 
 
-class Session(GrantKeeping):
+class Session(ModeAndModel, GrantKeeping):
     def __init__(
         self,
         settings: Settings,
@@ -154,37 +153,6 @@ class Session(GrantKeeping):
     def user_skills_dir(self) -> Path | None:
         return self.assembler.user_skills_dir
 
-    @property
-    def approval_mode(self) -> str:
-        return self._approval_mode
-
-    @approval_mode.setter
-    def approval_mode(self, mode: str) -> None:
-        self._approval_mode = checked_mode(mode)
-        if self._react is not None:
-            self._react.approval_mode = mode
-        self.bus.publish(ModeChanged("session", mode))
-
-    def set_model(self, model: str) -> str:
-        """Switch the model later requests name (``/model NAME``); not while
-        a run is going, so one run never mixes models. Returns the label."""
-        model = model.strip()
-        if not model or any(ch.isspace() for ch in model):
-            raise ValueError("usage: /model NAME (one word, e.g. deepseek-reasoner)")
-        if self.busy:
-            raise SessionBusy("a run is going; change the model when it ends")
-        if self.settings.provider == "demo":
-            # The demo answers every name the same way: a label saying otherwise would mislead.
-            raise ValueError(f"the offline demo has no other models: start paicli with --provider or --base-url "
-                             f"and --model {model} to use {model}")
-        self.client.model = model
-        self.client.model_label = model
-        self.model_label = self.client.model_label
-        self.bus.publish(ModelChanged("session", model, self.model_label))
-        return self.model_label
-
-    # -- grants (P-9.6) -------------------------------------------------------------
-
     def _checkpoints(self, settings: Settings, workspace: Path):
         """Undo (P-9.3): the registry checkpoints every file a tool changes;
         load_skill (P-9.2) and revert_turn join the tools."""
@@ -203,10 +171,6 @@ class Session(GrantKeeping):
     def skills(self):
         """The skills the prompts index and load_skill loads (``/skills``)."""
         return self.assembler.skills()
-
-    def cycle_mode(self) -> str:
-        self.approval_mode = next_mode(self._approval_mode)
-        return self._approval_mode
 
     @property
     def busy(self) -> bool:
