@@ -138,8 +138,12 @@ async def test_cancel_mid_stream_ends_with_stop_reason_cancelled(workspace, paic
 async def test_a_client_that_disconnects_mid_run_leaves_no_process(workspace, paicli_home):
     command = "sleep 60 & echo $! > sleeper.pid; wait"
     script = Script({"react": [Reply(tool_calls=[("execute_command", {"command": command})]), Reply(content="x")]})
+    # Unsandboxed: inside the OS sandbox the pid written is one of its own
+    # PID namespace (and nothing there outlives the command: test_sandbox.py).
+    # This checks paicli's own clean-up of commands when the client leaves.
     with LoopbackServer(script) as server:
-        async with acp_agent(paicli_home, workspace, *model_args(server)) as (conn, process, _c, _w):
+        async with acp_agent(paicli_home, workspace, *model_args(server), PAICLI_SANDBOX="off") as (
+                conn, process, _c, _w):
             sid = await new_session(conn, workspace)
             prompt = asyncio.create_task(conn.prompt(session_id=sid, prompt=[text_block("sleep")]))
             pid_file = workspace / "sleeper.pid"

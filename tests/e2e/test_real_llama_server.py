@@ -209,7 +209,7 @@ def test_paicli_run_plan_decodes_its_plan_under_the_preset_schema_and_gets_past_
 
 
 def test_the_probe_knows_the_server_and_that_tools_reach_the_model_only_when_named(llama):
-    from paicli_tui.commands.doctor import measure
+    from paicli_tui.commands.doctor_server import measure
     from paicli_tui.llm.server_probe import describe_server
 
     info = describe_server(llama.base_url, "local")

@@ -50,13 +50,14 @@ class RecordingClient:
 
 
 @contextlib.asynccontextmanager
-async def acp_agent(home: Path, workspace: Path, *args: str, client: RecordingClient | None = None):
+async def acp_agent(home: Path, workspace: Path, *args: str, client: RecordingClient | None = None,
+                    **env_extra: str):
     """Yields (connection, process, client, wire); the agent's stderr is in
     ``home / "acp-stderr.txt"``."""
     client = client or RecordingClient()
     wire: list[tuple[str, dict]] = []
     stderr = (home / "acp-stderr.txt").open("w")
-    env = paicli_env(home, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    env = paicli_env(home, PYTHONPATH=str(Path(__file__).resolve().parents[2]), **env_extra)
     try:
         async with spawn_agent_process(
             client, sys.executable, "-m", "paicli_tui", "acp", *args, env=env, cwd=workspace,
