@@ -108,20 +108,25 @@ def test_approved_steps_changing_the_same_lines_conflict_and_the_rerun_lands_on_
         return [Reply(tool_calls=[("write_file", {"path": "src/calc.py", "content": CALC.replace("a + b", text)})]),
                 done(text)]
 
+    # Whichever step is approved first merges; the other conflicts and reruns
+    # on top, so each has a second answer ready.
+    reruns = {"step_1": "a + b + 0 + 1", "step_2": "b + a + 0"}
     script = StepScript(
-        workers={"step_1": writes("a + b + 0"), "step_2": writes("b + a") + writes("b + a + 0")},
-        reviewers={"step_1": [approve()], "step_2": [approve(), approve()]},
+        workers={"step_1": writes("a + b + 0") + writes(reruns["step_1"]),
+                 "step_2": writes("b + a") + writes(reruns["step_2"])},
+        reviewers={"step_1": [approve(), approve()], "step_2": [approve(), approve()]},
         together={"step_1", "step_2"},
     )
     team = IsolatedTeam(tmp_path, script)
     report = team.run(plan_of(("one", []), ("two", [])))
     assert report.status is PlanStatus.COMPLETED, report.summary
-    statuses = [e.status for e in team.of(TaskStatusChanged) if e.task_id == team.of(MergeConflict)[0].task_id]
+    [conflict] = team.of(MergeConflict)
+    statuses = [e.status for e in team.of(TaskStatusChanged) if e.task_id == conflict.task_id]
     assert "CONFLICT" in statuses and statuses[-1] == "COMPLETED"
     rerun_request = [r for r in script.requests if "could not be merged" in json.dumps(r.messages)]
     assert rerun_request, "the rerun was told about the conflict"
     final = (team.workspace / "src" / "calc.py").read_text()
-    assert "+ 0" in final and "<<<<<<<" not in final
+    assert reruns[conflict.task_id] in final and "<<<<<<<" not in final
 
 
 def test_on_conflict_fail_fails_the_step_and_keeps_the_first_merge(tmp_path):
