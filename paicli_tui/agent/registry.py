@@ -27,7 +27,6 @@ from paicli_tui.tools.search import SearchBackend, SearxngBackend, WebSearch
 from paicli_tui.tools.shell import ExecuteCommand
 from paicli_tui.tools.web import WebFetch
 from paicli_tui.sandbox.os_sandbox import sandbox_for
-from paicli_tui.policy.grants import network_allowed
 
 if TYPE_CHECKING:
     from paicli_tui.checkpoints.recorder import CheckpointRecorder
@@ -56,7 +55,7 @@ class ToolRegistry:
             ReadFile(self.workspace), ListDir(self.workspace), GlobFiles(self.workspace), GrepCode(self.workspace),
             WriteFile(self.workspace), EditFile(self.workspace),
             ExecuteCommand(self.workspace, settings.command_timeout, CommandEnvPolicy.from_settings(settings),
-                           self.sandbox, lambda command: network_allowed(command, self.sandbox.network_allow)),
+                           self.sandbox),
             WebFetch(self.workspace),
         ]
         if search_backend is not None:
@@ -67,7 +66,8 @@ class ToolRegistry:
         self.grants = GrantStore(self.workspace, [parse_rule(r) for r in permissions.allow],
                                  [parse_rule(r) for r in permissions.deny],
                                  [parse_rule(r, "workspace") for r in saved_rules or ()])
-        self._gate = ApprovalGate(self.workspace, self.grants, risk_checker, self.redactor)
+        offline = self.sandbox.active and not self.sandbox.network_default
+        self._gate = ApprovalGate(self.workspace, self.grants, risk_checker, self.redactor, offline=offline)
         #: Records each file's state before a tool changes it (set by the session).
         self.checkpoints: "CheckpointRecorder | None" = None
         #: The session's MCP servers (P-9.1): their tools come after the built-in ones.
@@ -120,6 +120,7 @@ class ToolRegistry:
             gate = self._gate.check(tool, args, ctx)
             if not gate.allowed:
                 return ToolResult(False, gate.denial, gate.denial)
+            ctx = replace(ctx, network_allowed=gate.network)
             if gate.arguments is None:
                 return self._scrubbed(self._run(tool, args, self._with_deadline(ctx, tool)), ctx, call)
             result = self._run(tool, self._edited(tool, gate.arguments), self._with_deadline(ctx, tool))

@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 import subprocess
 
+from paicli_tui.config.permission_rules import NETWORK_KINDS, parse_permission_rule
+
 from paicli_tui.commands.common import CommandError, fail, load_or_fail, workspace_from_args
 
 
@@ -31,8 +33,9 @@ def main(args: argparse.Namespace) -> int:
     hidden = list(dict.fromkeys(str(p) for p in sandbox.profile.hidden if p.exists() or p.is_symlink()))
     print("hidden from commands: " + (", ".join(hidden) if hidden else "nothing found to hide"))
     print("writable besides the workspace: " + (", ".join(map(str, sandbox.profile.writable)) or "nothing"))
-    allowed = ", ".join(sandbox.network_allow) or "none"
-    print(f"network: {'on' if sandbox.network_default else 'off'}; commands allowed the network: {allowed}")
+    rules = [r for r in settings.permissions.allow if parse_permission_rule(r).kind in NETWORK_KINDS]
+    allowed = "; ".join(rules) or "none (asked in ask mode)"
+    print(f"network: {'on' if sandbox.network_default else 'off'}; network rules: {allowed}")
     return 0 if sandbox.active or settings.sandbox == "off" else 1
 
 
