@@ -67,7 +67,8 @@ class ToolRegistry:
                                  [parse_rule(r) for r in permissions.deny],
                                  [parse_rule(r, "workspace") for r in saved_rules or ()])
         offline = self.sandbox.active and not self.sandbox.network_default
-        self._gate = ApprovalGate(self.workspace, self.grants, risk_checker, self.redactor, offline=offline)
+        self._gate = ApprovalGate(self.workspace, self.grants, risk_checker, self.redactor, offline=offline,
+                                  written=self._written_in_run)
         #: Records each file's state before a tool changes it (set by the session).
         self.checkpoints: "CheckpointRecorder | None" = None
         #: The session's MCP servers (P-9.1): their tools come after the built-in ones.
@@ -77,6 +78,10 @@ class ToolRegistry:
         """Offer one more tool (the session adds load_skill and revert_turn)."""
         self._tools[tool.name] = tool
         self._validators[tool.name] = jsonschema.Draft202012Validator(tool.parameters)
+
+    def _written_in_run(self) -> tuple[frozenset[Path], int | None]:
+        recorder = self.checkpoints
+        return recorder.written_in_run() if recorder is not None else (frozenset(), None)
 
     def attach_mcp(self, manager: "McpManager") -> None:
         self.mcp = manager

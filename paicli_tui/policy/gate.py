@@ -56,7 +56,8 @@ ALLOWED = GateOutcome(True)
 
 class ApprovalGate:
     def __init__(self, workspace: Path, grants: GrantStore, risk_checker: RiskChecker | None = None,
-                 redactor: "Redactor | None" = None, *, offline: bool = False) -> None:
+                 redactor: "Redactor | None" = None, *, offline: bool = False,
+                 written: "Callable[[], tuple[frozenset[Path], int | None]] | None" = None) -> None:
         self.workspace = workspace
         #: Commands run without the network unless a rule or the person
         #: allows it (the sandbox is on and its network off by default).
@@ -65,8 +66,11 @@ class ApprovalGate:
         self.risk_checker = risk_checker
         self.redactor = redactor if redactor is not None else Redactor()
         #: Files changed after this are the session's own: running one as a
-        #: script runs text the model chose, so it is risky.
+        #: script runs text the model chose, so it is risky. Once a run has
+        #: begun, ``written`` (the checkpoint recorder's) names the files its
+        #: tools changed and when it began.
         self.started_ns = time.time_ns()
+        self.written = written
 
     def check(self, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> GateOutcome:
         """Raises ToolError (from ``tool.preview``) when the call cannot
@@ -148,7 +152,8 @@ class ApprovalGate:
         if self.redactor.contains(command):
             # The model only has the value if it leaked: never pass it on unasked.
             return RiskVerdict(True, "the command contains a secret this session knows (shown as [REDACTED])")
-        verdict = classify_command(command, self.workspace, self.started_ns)
+        files, since = self.written() if self.written is not None else (frozenset(), None)
+        verdict = classify_command(command, self.workspace, since if since is not None else self.started_ns, files)
         if verdict.risky or self.risk_checker is None:
             return verdict
         try:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from paicli_tui.policy.command_split import SimpleCommand, heredocs_as_strings, split_commands
 from paicli_tui.policy.invocations import invocations
-from paicli_tui.policy.risk_invocations import invocation_reason
+from paicli_tui.policy.risk_invocations import Written, invocation_reason
 from paicli_tui.policy.risk_rules import CommandChecker
 
 
@@ -37,14 +37,17 @@ _PROC_ENVIRON = re.compile(r"/proc/(?:[^\s/]+|\$\([^)]*\)|`[^`]*`)/environ\b")
 _SUBSTITUTION = re.compile(r"\$\(([^()]*(?:\([^()]*\)[^()]*)*)\)|`([^`]*)`")
 MAX_DEPTH = 3
 
-def classify_command(command: str, workspace: Path, written_since_ns: int | None = None) -> RiskVerdict:
-    """``written_since_ns``: files modified since then count as written by
-    this run (running one is running text the model chose)."""
+def classify_command(command: str, workspace: Path, written_since_ns: int | None = None,
+                     written_files: frozenset[Path] = frozenset()) -> RiskVerdict:
+    """``written_files`` (the files tools changed this run) and files
+    modified since ``written_since_ns`` count as written by this run:
+    running one is running text the model chose."""
+    written = Written(written_files, written_since_ns)
     try:
         verdict = _classify(command, CommandChecker(workspace), depth=0)
         if verdict.risky:
             return verdict
-        return _invocations_verdict(command, workspace, written_since_ns) or verdict
+        return _invocations_verdict(command, workspace, written) or verdict
     except Exception as exc:  # a checker bug must not let a command through unseen
         return RiskVerdict(True, f"cannot analyse the command ({type(exc).__name__})")
 
@@ -85,7 +88,7 @@ def _classify(command: str, checker, depth: int) -> RiskVerdict:
     return RiskVerdict(True, egress) if egress else SAFE
 
 
-def _invocations_verdict(command: str, workspace: Path, written_since_ns: int | None) -> RiskVerdict | None:
+def _invocations_verdict(command: str, workspace: Path, written: Written) -> RiskVerdict | None:
     """The same command seen as the programs it really runs: through
     wrappers, shells, variables, find -exec and xargs."""
     checker = CommandChecker(workspace)
@@ -95,7 +98,7 @@ def _invocations_verdict(command: str, workspace: Path, written_since_ns: int | 
         return RiskVerdict(True, "cannot parse the command (unbalanced quotes)")
     egress = None
     for inv in runs:
-        reason = invocation_reason(inv, checker, written_since_ns, command)
+        reason = invocation_reason(inv, checker, written, command)
         if reason is None and inv.program:
             simple = SimpleCommand(list(inv.words), list(inv.redirects))
             reason = checker.check(simple)
