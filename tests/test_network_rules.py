@@ -142,3 +142,18 @@ def test_a_network_rule_in_deny_and_the_old_setting_are_one_line_errors(tmp_path
     with pytest.raises(ConfigError) as raised:
         load_settings(path=config)
     assert "network: allow command: pip install" in str(raised.value) and "\n" not in str(raised.value)
+
+
+def test_in_auto_mode_a_network_rule_spares_the_network_question_but_not_others(workspace):
+    from paicli_tui.policy.approval import DenyApprover
+
+    with collector() as seen:
+        unruled = execute(workspace, DenyApprover(), command=f"python3 fetch.py {seen.url}/asked")
+        assert not unruled.ok and "contacts the network" in unruled.content  # risky: asked, and no one to ask
+        ruled = execute(workspace, DenyApprover(), allow=["network: allow command: python3 fetch.py"],
+                        command=f"python3 fetch.py {seen.url}/unasked")
+        assert ruled.ok, ruled.content
+        assert seen.requests == ["POST /unasked SECRET"]
+        (workspace / "src").mkdir()
+        other = execute(workspace, DenyApprover(), allow=["network: allow command: rm"], command="rm -rf src")
+        assert not other.ok and (workspace / "src").is_dir()

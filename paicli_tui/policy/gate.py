@@ -83,7 +83,7 @@ class ApprovalGate:
         network = self._network_rule(tool, args)
         allowed = GateOutcome(True, network=network)
         asking = ctx.approval_mode == "ask" and tool.name in NEEDS_APPROVAL_IN_ASK
-        verdict = self._risk(args["command"]) if tool.name == "execute_command" else RiskVerdict(False, "")
+        verdict = self._risk(args["command"], network) if tool.name == "execute_command" else RiskVerdict(False, "")
         if verdict.risky:
             reason = f"risky: {verdict.reason}"
         elif tool.always_asks:
@@ -148,12 +148,13 @@ class ApprovalGate:
         network = self._network_rule(tool, edited) or (answer.network and field == "command")
         return GateOutcome(True, arguments=edited, network=network)
 
-    def _risk(self, command: str) -> RiskVerdict:
+    def _risk(self, command: str, network_allowed: bool = False) -> RiskVerdict:
         if self.redactor.contains(command):
             # The model only has the value if it leaked: never pass it on unasked.
             return RiskVerdict(True, "the command contains a secret this session knows (shown as [REDACTED])")
         files, since = self.written() if self.written is not None else (frozenset(), None)
-        verdict = classify_command(command, self.workspace, since if since is not None else self.started_ns, files)
+        verdict = classify_command(command, self.workspace, since if since is not None else self.started_ns, files,
+                                   network_allowed=network_allowed)
         if verdict.risky or self.risk_checker is None:
             return verdict
         try:
