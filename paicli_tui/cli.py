@@ -135,7 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--json", action="store_true", help="print the server's description as one JSON object")
     doctor.add_argument("--no-calls", action="store_true", help="only read the server's information endpoints")
 
-    memory = sub.add_parser("memory", help="list, search, add or delete the facts saved for the workspace")
+    memory = sub.add_parser("memory", help="list, search, add, keep or delete the facts saved for the workspace")
     memory.add_argument("--workspace", "-w", metavar="DIR", default=argparse.SUPPRESS,
                         help="project folder whose facts these are (default: current)")
     memory_sub = memory.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
@@ -148,10 +148,14 @@ def build_parser() -> argparse.ArgumentParser:
     adding.add_argument("fact", nargs="+", help="the fact")
     deleting = memory_sub.add_parser("delete", help="delete facts by id (exit 1 when one does not exist)")
     deleting.add_argument("ids", nargs="+", type=int, metavar="ID", help="fact ids, as `list` shows them")
+    keeping = memory_sub.add_parser("keep", help="keep facts agents saved in auto mode, waiting for your yes "
+                                                 "(exit 1 when one is not waiting)")
+    keeping.add_argument("ids", nargs="+", type=int, metavar="ID", help="fact ids, as `list` shows them")
     for action in (listing, searching, adding):
         action.add_argument("--json", action="store_true", help="one JSON object per fact")
     deleting.set_defaults(json=False)
-    for action in (listing, searching, adding, deleting):
+    keeping.set_defaults(json=False)
+    for action in (listing, searching, adding, deleting, keeping):
         action.add_argument("--workspace", "-w", metavar="DIR", default=argparse.SUPPRESS,
                             help="project folder whose facts these are (default: current)")
     return parser

@@ -80,3 +80,87 @@ def test_close_ends_every_server_process(manager):
     assert not alive(pid) and pid not in LIVE_GROUPS.pgids()
     assert manager.statuses()[0].state == "stopped"
     assert not manager.restart("one")  # closed: nothing starts again
+
+
+def _tagged(tag: str) -> list[int]:
+    """Live daemons the fixture left with ``tag`` in their command line (seen from outside
+    any namespace, unlike a pid the process writes itself)."""
+    from pathlib import Path
+
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if f"daemon:{tag}".encode() in (entry / "cmdline").read_bytes() and alive(int(entry.name)):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def _daemonizing_manager(tmp_path, tag: str) -> McpManager:
+    import sys
+
+    settings = McpSettings(servers={"d": {"command": sys.executable, "args": [str(SERVER), "--daemon", tag]}},
+                           startup_timeout=40)
+    running = McpManager(load_mcp_config(settings, tmp_path, {}), settings, EventBus("test"), tmp_path, trusted=True)
+    running.start()
+    running.wait_started()
+    assert running.statuses()[0].state == "ready"
+    return running
+
+
+def test_a_daemon_a_server_left_behind_ends_when_the_session_closes(tmp_path):
+    tag = f"paicli-daemon-{time.monotonic_ns()}"
+    running = _daemonizing_manager(tmp_path, tag)
+    try:
+        assert wait_for(lambda: len(_tagged(tag)) == 1, 10)
+        running.close()
+        assert wait_for(lambda: _tagged(tag) == [], 5), _tagged(tag)
+    finally:
+        running.close()
+        kill_quietly(_tagged(tag))
+
+
+def test_a_daemon_a_server_left_behind_ends_when_the_server_restarts(tmp_path):
+    tag = f"paicli-daemon-{time.monotonic_ns()}"
+    running = _daemonizing_manager(tmp_path, tag)
+    try:
+        assert wait_for(lambda: len(_tagged(tag)) == 1, 10)
+        [first] = _tagged(tag)
+        before = running.statuses()[0].pid
+        assert running.restart("d")
+        assert wait_for(lambda: running.statuses()[0].state == "ready" and running.statuses()[0].pid != before)
+        # The new server left its own daemon; the old one's is gone.
+        assert wait_for(lambda: first not in _tagged(tag) and len(_tagged(tag)) == 1, 10), _tagged(tag)
+    finally:
+        running.close()
+        kill_quietly(_tagged(tag))
+
+
+def test_garbage_on_a_server_s_stdout_is_one_line_naming_the_server(tmp_path):
+    import sys
+
+    settings = McpSettings(servers={"noisy": {"command": sys.executable,
+                                              "args": [str(SERVER), "--garbage", "Starting server v1.2 ..."]}},
+                           startup_timeout=40)
+    bus = EventBus("test")
+    seen = []
+    bus.subscribe(seen.append)
+    running = McpManager(load_mcp_config(settings, tmp_path, {}), settings, bus, tmp_path, trusted=True)
+    started = time.monotonic()
+    try:
+        running.start()
+        running.wait_started()
+        [status] = running.statuses()
+    finally:
+        running.close()
+    assert time.monotonic() - started < 20  # not the startup timeout
+    assert status.state == "failed"
+    assert "not JSON-RPC on stdout: 'Starting server v1.2 ...'" in status.detail and "\n" not in status.detail
+    from paicli_tui.present.event_lines import describe
+
+    failed = [e for e in seen if getattr(e, "state", "") == "failed"]
+    line = describe(failed[-1]).text
+    assert line.startswith("MCP server noisy did not start: wrote something that is not JSON-RPC"), line

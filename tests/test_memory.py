@@ -99,12 +99,12 @@ def test_agent_facts_wait_for_the_run_and_a_cancelled_run_keeps_none(tmp_path):
 def test_the_schema_migrates_an_old_database_and_keeps_its_facts(tmp_path):
     path = tmp_path / "k.sqlite3"
     old = Database(path, migrations=MIGRATIONS[:1])
-    MemoryStore(old).add("kept across the upgrade", "person")
+    old.connection().execute("INSERT INTO facts(text, source, created) VALUES ('kept across the upgrade', 'person', 1)")
     assert old.version() == 1
     old.close()
 
     current = Database(path)
-    assert current.version() == SCHEMA_VERSION == 2
+    assert current.version() == SCHEMA_VERSION == 3
     assert [f.text for f in MemoryStore(current).search("upgrade")] == ["kept across the upgrade"]
     tables = {row[0] for row in current.connection().execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert {"files", "chunks", "symbols", "calls", "imports", "refs", "vectors"} <= tables
@@ -169,3 +169,23 @@ def test_no_database_file_is_made_until_something_is_saved(tmp_path):
     assert knowledge.recall("anything at all", "anything at all", "react") == "anything at all"
     assert knowledge.memory.search("anything") == [] and knowledge.index_files() == 0
     assert not (tmp_path / "k.sqlite3").exists()
+
+
+def test_paicli_memory_lists_waiting_facts_and_keeps_them(tmp_path, paicli_home):
+    from paicli_tui.knowledge.service import Knowledge
+    from tests.support.cli import run_paicli
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    knowledge = Knowledge(workspace)
+    knowledge.begin_run("s/1")
+    knowledge.save_by_agent("the build uses ninja", "react")
+    [held] = knowledge.end_run(cancelled=False, hold=True)
+    knowledge.close()
+    listed = run_paicli(["memory", "list"], home=paicli_home, cwd=workspace)
+    assert listed.returncode == 0 and "[waiting for your yes" in listed.stdout and "ninja" in listed.stdout
+    assert run_paicli(["memory", "search", "ninja"], home=paicli_home, cwd=workspace).returncode == 1
+    kept = run_paicli(["memory", "keep", str(held.id), "999"], home=paicli_home, cwd=workspace)
+    assert kept.returncode == 1 and "kept 1 fact" in kept.stdout and "fact 999 is not waiting" in kept.stdout
+    found = run_paicli(["memory", "search", "ninja"], home=paicli_home, cwd=workspace)
+    assert found.returncode == 0 and "waiting" not in found.stdout and "the build uses ninja" in found.stdout

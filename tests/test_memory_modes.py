@@ -54,9 +54,12 @@ def test_a_fact_saved_in_react_is_found_by_a_team_worker(tmp_path):
     session, seen = _session(tmp_path, script)
     try:
         assert session.start_react("remember how the integration tests run").result(timeout=20).ok
+        held = [e for e in seen if isinstance(e, ev.MemoryHeld)]  # auto mode: waits for the person's yes
+        assert [(e.actor, e.text) for e in held] == [("react", FACT)]
+        assert held[0].run == f"{session.session_id}/1"
+        session.knowledge.keep_fact(held[0].fact_id)
         kept = [e for e in seen if isinstance(e, ev.MemorySaved)]
-        assert [(e.actor, e.text, e.source) for e in kept] == [("react", FACT, "agent")]
-        assert kept[0].run == f"{session.session_id}/1"
+        assert [(e.actor, e.text, e.source) for e in kept] == [("session", FACT, "agent")]
         outcome = session.start_team("run the integration tests").result(timeout=20)
     finally:
         session.close()
@@ -111,10 +114,10 @@ def test_a_completed_plan_keeps_its_task_facts_and_saves_nothing_by_itself(tmp_p
     finally:
         session.close()
     assert outcome.ok
-    saved = [e for e in seen if isinstance(e, ev.MemorySaved)]
+    saved = [e for e in seen if isinstance(e, ev.MemoryHeld)]  # auto mode: stored, waiting for a yes
     assert [(e.actor, e.text) for e in saved] == [("task_1", "the build uses ninja")]
     names = [e.name for e in seen]
-    assert names.index("memory_saved") < names.index("run_outcome")  # kept before the outcome is recorded
+    assert names.index("memory_held") < names.index("run_outcome")  # stored before the outcome is recorded
 
 
 def test_recalled_facts_change_the_user_message_not_the_system_prompt(tmp_path):
@@ -162,3 +165,47 @@ def test_in_ask_mode_a_fact_is_kept_only_with_the_person_s_yes(tmp_path, answer,
         session.close()
     assert [e.tool for e in asked] == ["save_memory"]
     assert MemoryStore(Database(database_path(workspace))).count() == kept
+
+
+def test_in_auto_mode_an_agent_s_fact_waits_for_the_person_and_is_not_recalled_until_kept(tmp_path):
+    script = Script({"react": [Reply(tool_calls=[("save_memory", {"fact": FACT})]), Reply(content="noted"),
+                               Reply(content="first answer"), Reply(content="second answer")]})
+    session, seen = _session(tmp_path, script)  # auto mode, approver says yes to everything
+    try:
+        assert session.start_react("remember the smtp thing").result(timeout=20).ok
+        held = [e for e in seen if isinstance(e, ev.MemoryHeld)]
+        assert [(e.actor, e.text) for e in held] == [("react", FACT)]
+        assert not [e for e in seen if isinstance(e, ev.MemorySaved)]
+        names = [e.name for e in seen]
+        assert names.index("memory_held") < names.index("run_outcome")
+        store = MemoryStore(Database(database_path(tmp_path / "ws")))
+        assert [f.text for f in store.pending()] == [FACT] and store.count() == 0
+        assert session.start_react("how do the integration tests run with smtp?").result(timeout=20).ok
+        session.knowledge.keep_fact(held[0].fact_id)
+        assert session.start_react("how do the integration tests run with smtp?").result(timeout=20).ok
+    finally:
+        session.close()
+    before, after = script.requests[2], script.requests[3]
+    assert FACT not in [m for m in before.messages if m["role"] == "user"][-1]["content"]
+    assert FACT in [m for m in after.messages if m["role"] == "user"][-1]["content"]
+    from paicli_tui.present.event_lines import describe
+
+    line = describe(held[0]).text
+    assert "waits for your yes" in line and FACT in line and "/memory" in line
+
+
+def test_the_facts_of_an_older_database_stay_kept_after_the_status_migration(tmp_path):
+    import sqlite3
+
+    from paicli_tui.knowledge.memory.database import MIGRATIONS, SCHEMA_VERSION
+
+    path = tmp_path / "old.sqlite3"
+    old = Database(path, migrations=MIGRATIONS[:2])
+    old.connection().execute("INSERT INTO facts(text, source, agent, run, created) "
+                             "VALUES ('written before pending facts existed', 'agent', 'react', 's/1', 1)")
+    old.close()
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 2
+    store = MemoryStore(Database(path))
+    assert store.db.version() == SCHEMA_VERSION == 3
+    assert [(f.text, f.status) for f in store.recent()] == [("written before pending facts existed", "kept")]
+    assert [f.text for f in store.search("pending facts")] == ["written before pending facts existed"]

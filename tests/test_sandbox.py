@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from paicli_tui.agent.registry import ToolRegistry
-from paicli_tui.config.settings import Settings
+from paicli_tui.config.settings import Permissions, Settings
 from paicli_tui.llm.types import ToolCall
 from paicli_tui.policy.approval import AutoApprover
 from paicli_tui.tools.base import ToolContext
@@ -114,7 +114,8 @@ def test_no_network_reaches_a_loopback_server(workspace):
         assert seen.requests == []
         assert "network is off" in result.content
         # The same command with the network allowed does arrive: the test can tell.
-        allowed = execute(workspace, Settings(command_timeout=30, sandbox_network_allow=["python3"]),
+        allowed = execute(workspace, Settings(command_timeout=30,
+                                              permissions=Permissions(allow=["network: allow command: python3"])),
                           command=f"python3 -c \"{script}\"")
         assert allowed.ok, allowed.content
         assert seen.requests == ["POST /leak SECRET"]

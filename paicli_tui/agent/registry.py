@@ -27,7 +27,6 @@ from paicli_tui.tools.search import SearchBackend, SearxngBackend, WebSearch
 from paicli_tui.tools.shell import ExecuteCommand
 from paicli_tui.tools.web import WebFetch
 from paicli_tui.sandbox.os_sandbox import sandbox_for
-from paicli_tui.policy.grants import network_allowed
 
 if TYPE_CHECKING:
     from paicli_tui.checkpoints.recorder import CheckpointRecorder
@@ -62,7 +61,9 @@ class ToolRegistry:
         self.grants = GrantStore(self.workspace, [parse_rule(r) for r in permissions.allow],
                                  [parse_rule(r) for r in permissions.deny],
                                  [parse_rule(r, "workspace") for r in saved_rules or ()])
-        self._gate = ApprovalGate(self.workspace, self.grants, risk_checker, self.redactor)
+        offline = self.sandbox.active and not self.sandbox.network_default
+        self._gate = ApprovalGate(self.workspace, self.grants, risk_checker, self.redactor, offline=offline,
+                                  written=self._written_in_run)
         #: Records each file's state before a tool changes it (set by the session).
         self.checkpoints: "CheckpointRecorder | None" = None
         #: The session's MCP servers (P-9.1): their tools come after the built-in ones.
@@ -81,8 +82,7 @@ class ToolRegistry:
         sandbox = self.sandbox if root == self.workspace else sandbox_for(self.settings, root)
         tools: list[Tool] = [
             ReadFile(root), ListDir(root), GlobFiles(root), GrepCode(root), WriteFile(root), EditFile(root),
-            ExecuteCommand(root, self.settings.command_timeout, env, sandbox,
-                           lambda command: network_allowed(command, sandbox.network_allow)),
+            ExecuteCommand(root, self.settings.command_timeout, env, sandbox),
             WebFetch(root),
         ]
         if self._search_backend is not None:
@@ -111,6 +111,10 @@ class ToolRegistry:
         """Offer one more tool (the session adds load_skill and revert_turn)."""
         self._tools[tool.name] = tool
         self._validators[tool.name] = jsonschema.Draft202012Validator(tool.parameters)
+
+    def _written_in_run(self) -> tuple[frozenset[Path], int | None]:
+        recorder = self.checkpoints
+        return recorder.written_in_run() if recorder is not None else (frozenset(), None)
 
     def attach_mcp(self, manager: "McpManager") -> None:
         self.mcp = manager

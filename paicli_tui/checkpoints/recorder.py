@@ -12,6 +12,7 @@ to the step it was last dispatched (``dispatch`` events).
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from contextlib import ExitStack, contextmanager
@@ -64,6 +65,10 @@ class CheckpointRecorder:
         self._version = 0
         self._tasks: set[str] = set()
         self._worker_step: dict[str, str] = {}
+        #: Files tools changed in the current run, and when it began: running
+        #: one as a script runs text the model chose (the risk check asks).
+        self._written: set[Path] = set()
+        self._run_started_ns: int | None = None
         if bus is not None:
             bus.subscribe(self.observe)
 
@@ -81,6 +86,7 @@ class CheckpointRecorder:
             self._open.add(run_id)
             self._next_change[run_id] = 0
             self._version, self._tasks, self._worker_step = 0, set(), {}
+            self._written, self._run_started_ns = set(), time.time_ns()
         self.store.recount()
         self.store.open_run(run_id, self.session_id, kind, goal)
         return run_id
@@ -181,7 +187,15 @@ class CheckpointRecorder:
             ctx.bus.publish(ev.CheckpointSaved(ctx.actor, run_id, task, path, tool, before.exists, stored))
         return _Pending(run_id, change_id, path, before)
 
+    def written_in_run(self) -> tuple[frozenset[Path], int | None]:
+        """The files tools changed in the current (or last) run, resolved,
+        and when that run began (None before the first run)."""
+        with self._lock:
+            return frozenset(self._written), self._run_started_ns
+
     def _after(self, item: _Pending) -> None:
+        with self._lock:
+            self._written.add(Path(os.path.realpath(self.workspace / item.path)))
         try:
             after = files.current_state(self.workspace, item.path)
         except (ToolError, OSError):

@@ -9,6 +9,7 @@ import argparse
 import subprocess
 
 from paicli_tui.commands.common import CommandError, fail, workspace_from_args
+from paicli_tui.config.permission_rules import NETWORK_KINDS, parse_permission_rule
 
 
 def sandbox_report(args: argparse.Namespace, settings) -> int:
@@ -28,8 +29,9 @@ def sandbox_report(args: argparse.Namespace, settings) -> int:
     hidden = list(dict.fromkeys(str(p) for p in sandbox.profile.hidden if p.exists() or p.is_symlink()))
     print("hidden from commands: " + (", ".join(hidden) if hidden else "nothing found to hide"))
     print("writable besides the workspace: " + (", ".join(map(str, sandbox.profile.writable)) or "nothing"))
-    allowed = ", ".join(sandbox.network_allow) or "none"
-    print(f"network: {'on' if sandbox.network_default else 'off'}; commands allowed the network: {allowed}")
+    rules = [r for r in settings.permissions.allow if parse_permission_rule(r).kind in NETWORK_KINDS]
+    allowed = "; ".join(rules) or "none (asked in ask mode)"
+    print(f"network: {'on' if sandbox.network_default else 'off'}; network rules: {allowed}")
     return 0 if sandbox.active or settings.sandbox == "off" else 1
 
 

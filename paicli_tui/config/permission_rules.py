@@ -5,17 +5,25 @@ covers is decided in ``policy/grants.py``.
 A rule is ``command: PREFIX``, ``command= EXACT COMMAND``, ``path: FILE`` or
 ``path: DIR/`` (a trailing ``/`` or ``/**`` means everything under it), or
 for MCP tools ``tool: mcp__SERVER__TOOL`` or ``tool: mcp__SERVER__*``.
+Network rules let sandboxed commands reach the network (it is off by
+default): ``network: allow command: PREFIX`` for commands starting with
+PREFIX, ``network: allow host: HOST`` for commands whose every URL names
+HOST or one of its subdomains. They only ever allow, so they belong in the
+allow list; they never spare a question about the command itself.
 """
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-RuleKind = Literal["command", "exact", "file", "directory", "tool"]
+RuleKind = Literal["command", "exact", "file", "directory", "tool", "network_command", "network_host"]
+NETWORK_KINDS = frozenset({"network_command", "network_host"})
 MCP_PREFIX = "mcp__"
+_HOST = re.compile(r"(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9a-fA-F:]+\]")
 
 
 @dataclass(frozen=True)
@@ -55,4 +63,26 @@ def parse_permission_rule(text: str) -> PermissionRule:
             raise ValueError(f"rule {text!r}: a tool rule names an MCP tool: 'tool: mcp__SERVER__TOOL' or "
                              "'tool: mcp__SERVER__*'")
         return PermissionRule("tool", value)
-    raise ValueError(f"rule {text!r}: unknown kind {kind!r} (use command, path or tool)")
+    if kind == "network" and not exact:
+        return _network_rule(text, value)
+    raise ValueError(f"rule {text!r}: unknown kind {kind!r} (use command, path, tool or network)")
+
+
+def _network_rule(text: str, value: str) -> PermissionRule:
+    verb, _, rest = value.partition(" ")
+    target, sep, pattern = rest.partition(":")
+    target, pattern = target.strip().lower(), pattern.strip()
+    usage = f"rule {text!r}: write 'network: allow command: PREFIX' or 'network: allow host: HOST'"
+    if verb.lower() != "allow" or not sep or not pattern:
+        raise ValueError(usage)
+    if target == "command":
+        try:
+            words = shlex.split(pattern)
+        except ValueError:
+            raise ValueError(f"rule {text!r}: unbalanced quotes") from None
+        return PermissionRule("network_command", " ".join(words))
+    if target == "host":
+        if not _HOST.fullmatch(pattern):
+            raise ValueError(f"rule {text!r}: {pattern!r} is not a host name (write pypi.org, not a URL)")
+        return PermissionRule("network_host", pattern.lower().removeprefix("*."))
+    raise ValueError(usage)

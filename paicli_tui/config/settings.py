@@ -13,13 +13,13 @@ from urllib.parse import urlsplit
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from paicli_tui.config.hooks_settings import HooksSettings
 # The folders moved to paths.py; readers of settings.data_dir & co. keep working.
 from paicli_tui.config.paths import APP_NAME, ConfigError, check_dirs, config_dir, config_file, data_dir  # noqa: F401
 from paicli_tui.config.mcp_settings import McpSettings
-from paicli_tui.config.permission_rules import parse_permission_rule
+from paicli_tui.config.permission_rules import NETWORK_KINDS, parse_permission_rule
 
 
 ProviderName = Literal[
@@ -141,9 +141,6 @@ class Settings(BaseModel):
     """Paths commands may write besides the workspace (e.g. ~/.cache/pip)."""
     sandbox_network: Literal["off", "on"] = "off"
     """Whether sandboxed commands reach the network by default."""
-    sandbox_network_allow: list[str] = Field(default_factory=list)
-    """Command prefixes that may use the network when it is off by default
-    (``pip install``, ``npm ci``): all or nothing per command."""
     redact_tool_secrets: bool = False
     """Also replace secrets found in tool results (``.env`` values, private
     keys, common token shapes) before they are recorded or sent to the model."""
@@ -289,7 +286,8 @@ class Permissions(BaseModel):
     ask-mode question for calls inside a scope (never the risk check);
     ``deny`` refuses calls inside a scope in every mode, and beats allow.
     A rule is ``command: PREFIX`` (``command: python -m pytest``),
-    ``command= EXACT COMMAND``, ``path: FILE`` or ``path: DIR/``."""
+    ``command= EXACT COMMAND``, ``path: FILE`` or ``path: DIR/``; ``allow`` also
+    takes ``network: allow command: PREFIX`` and ``network: allow host: HOST``."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -298,9 +296,12 @@ class Permissions(BaseModel):
 
     @field_validator("allow", "deny")
     @classmethod
-    def _rules_parse(cls, rules: list[str]) -> list[str]:
+    def _rules_parse(cls, rules: list[str], info: ValidationInfo) -> list[str]:
         for rule in rules:
-            parse_permission_rule(rule)  # ValueError names the rule and what is wrong
+            parsed = parse_permission_rule(rule)  # ValueError names the rule and what is wrong
+            if info.field_name == "deny" and parsed.kind in NETWORK_KINDS:
+                raise ValueError(f"rule {rule!r}: the network is off unless allowed, so a network rule "
+                                 "belongs in allow")
         return rules
 
 
@@ -400,12 +401,19 @@ def _env_values() -> dict[str, str]:
     return values
 
 
+#: Settings that became something else, and what to write instead.
+REPLACED_SETTINGS = {
+    "sandbox_network_allow": "replaced by network rules: under [permissions] write "
+                             "allow = [\"network: allow command: pip install\"] (or \"network: allow host: pypi.org\")",
+}
+
+
 def _describe(error: ValidationError, source: str) -> str:
     first = error.errors()[0]
     key = ".".join(str(p) for p in first["loc"]) or "?"
     message = first["msg"]
     if first["type"] == "extra_forbidden":
-        message = "unknown setting"
+        message = REPLACED_SETTINGS.get(key, "unknown setting")
     return f"{source}: {key}: {message}"
 
 

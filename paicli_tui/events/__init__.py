@@ -33,7 +33,7 @@ from paicli_tui.events.plans import (
 )
 from paicli_tui.events.team import WorkerReportParsed, ReviewStarted, ReviewVerdictGiven, StepRetry
 from paicli_tui.events.knowledge import (
-    MemorySaved, MemoryDiscarded, MemoryDeleted, MemoryRecalled, IndexProgress, IndexBuilt,
+    MemorySaved, MemoryHeld, MemoryDiscarded, MemoryDeleted, MemoryRecalled, IndexProgress, IndexBuilt,
 )
 from paicli_tui.events.runs import (
     RunRequested, RunStarted, RunLimitReached, RunCancelled, RunOutcomeRecorded, SecretsRedacted,
@@ -50,7 +50,7 @@ __all__ = [
     "McpResourceAttached", "McpWorkspaceTrusted", "AgentNote", "Compaction", "HistoryCleared", "AgentFinished",
     "PlanProposed", "PlanRejected", "RepairRequested", "TaskDispatched", "TaskStatusChanged", "ReplanTriggered",
     "RunFinished", "WorkerReportParsed", "ReviewStarted", "ReviewVerdictGiven", "StepRetry", "MemorySaved",
-    "MemoryDiscarded", "MemoryDeleted", "MemoryRecalled", "IndexProgress", "IndexBuilt", "RunRequested",
+    "MemoryHeld", "MemoryDiscarded", "MemoryDeleted", "MemoryRecalled", "IndexProgress", "IndexBuilt", "RunRequested",
     "RunStarted", "RunLimitReached", "RunCancelled", "RunOutcomeRecorded", "SecretsRedacted",
     "WorkspaceSnapshot", "TaskBase", "TaskCommitted", "TaskMerged", "MergeConflict", "ConflictDecided",
     "RunApplied", "IsolationSwept",

@@ -21,6 +21,18 @@ class MemorySaved(Event):
 
 
 @dataclass(frozen=True)
+class MemoryHeld(Event):
+    """A fact the agent (the actor) saved in a run in auto mode, stored as
+    pending when the run ended: recalled and searched only once the person
+    keeps it (a ``memory_saved`` then follows), or deleted."""
+
+    name: ClassVar[str] = "memory_held"
+    fact_id: int
+    text: str
+    run: str = ""
+
+
+@dataclass(frozen=True)
 class MemoryDiscarded(Event):
     """Facts agents saved in a run that was cancelled: none is kept."""
 

@@ -23,7 +23,7 @@ from paicli_tui.events import (
     MemoryDeleted,
     MemoryDiscarded,
     MemoryRecalled,
-    MemorySaved,
+    MemoryHeld, MemorySaved,
 )
 from paicli_tui.knowledge.memory.database import Database, DatabaseError
 from paicli_tui.knowledge.memory.facts import Fact, MemoryStore
@@ -64,6 +64,13 @@ class Knowledge:
         self._publish(MemorySaved("session", fact.id, fact.text, "person", ""))
         return fact
 
+    def keep_fact(self, fact_id: int) -> Fact | None:
+        """The person's yes to a pending fact (``/memory`` k)."""
+        fact = self.memory.keep(fact_id)
+        if fact is not None:
+            self._publish(MemorySaved("session", fact.id, fact.text, fact.source, fact.run))
+        return fact
+
     def delete_fact(self, fact_id: int) -> bool:
         deleted = self.memory.delete(fact_id)
         if deleted:
@@ -80,9 +87,11 @@ class Knowledge:
             run = self._run = RunFacts("")
         return run.save(self._clean(text), agent)
 
-    def end_run(self, *, cancelled: bool, reason: str = "the run was cancelled") -> list[Fact]:
+    def end_run(self, *, cancelled: bool, reason: str = "the run was cancelled", hold: bool = False) -> list[Fact]:
         """Keep what agents saved in the run (one transaction), or drop it
-        all when the run was cancelled. Returns the facts kept."""
+        all when the run was cancelled. ``hold`` (auto mode, where no one
+        said yes to each fact) stores them as pending for the person to keep
+        or drop. Returns the facts stored."""
         run, self._run = self._run, None
         if run is None:
             return []
@@ -93,13 +102,17 @@ class Knowledge:
             self._publish(MemoryDiscarded("session", len(pending), reason))
             return []
         try:
-            kept = self.memory.add_many([(fact.text, "agent", fact.agent, run.run) for fact in pending])
+            kept = self.memory.add_many([(fact.text, "agent", fact.agent, run.run) for fact in pending],
+                                        "pending" if hold else "kept")
         except (DatabaseError, sqlite3.Error, OSError) as exc:
             # A broken memory must not cost the run its recorded outcome.
             self._publish(MemoryDiscarded("session", len(pending), f"the memory database is unusable: {exc}"))
             return []
         for fact in kept:
-            self._publish(MemorySaved(fact.agent, fact.id, fact.text, "agent", fact.run))
+            if hold:
+                self._publish(MemoryHeld(fact.agent, fact.id, fact.text, fact.run))
+            else:
+                self._publish(MemorySaved(fact.agent, fact.id, fact.text, "agent", fact.run))
         return kept
 
     def search_memory(self, query: str, limit: int = 5) -> tuple[list[PendingFact], list[Fact]]:

@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import os
 import shutil
+import signal
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -35,6 +36,7 @@ from mcp.shared.exceptions import McpError
 
 from paicli_tui import __version__
 from paicli_tui.mcp.specs import ServerSpec
+from paicli_tui.tools.proc_table import MARKER_VARIABLE, leftovers
 from paicli_tui.tools.process import LIVE_GROUPS
 
 STARTING, READY, FAILED, EXITED = "starting", "ready", "failed", "exited"
@@ -70,6 +72,10 @@ class ServerConnection:
         self._startup: anyio.CancelScope | None = None
         self._gone: asyncio.Event | None = None
         self._started = 0.0
+        #: In the server's environment: its descendants carry it wherever
+        #: they go (a daemon's setsid leaves the process group, not this).
+        self._marker = f"mcp-{os.getpid()}-{id(self):x}-{time.monotonic_ns()}"
+        self._garbage = ""
 
     # -- lifetime (the connection's own task) --------------------------------------
 
@@ -94,7 +100,8 @@ class ServerConnection:
                         headers=dict(self.spec.headers), timeout=httpx.Timeout(self.startup_timeout, read=300)))
                     read, write, _ = await stack.enter_async_context(
                         streamable_http_client(self.spec.url, http_client=client))
-                session = await stack.enter_async_context(ClientSession(read, write, client_info=CLIENT_INFO))
+                session = await stack.enter_async_context(ClientSession(read, write, client_info=CLIENT_INFO,
+                                                                        message_handler=self._on_message))
                 # The state is set before the contexts close: closing a stuck
                 # server takes the SDK seconds (stdin, SIGTERM, SIGKILL).
                 if not await self._initialize(session) or self._stop.is_set():
@@ -111,6 +118,7 @@ class ServerConnection:
             self._session = None
             if log is not None:
                 log.close()
+            self.kill_leftovers()
             if self.pid:
                 LIVE_GROUPS.discard(self.pid)
             if self.state in (STARTING, READY, STOPPING):
@@ -130,11 +138,48 @@ class ServerConnection:
                 return True
             except TimeoutError:
                 self._failed(f"did not start within {self.startup_timeout:g} s (mcp.startup_timeout)")
+            except anyio.get_cancelled_exc_class():
+                if not self._garbage:
+                    raise
+                self._failed(self._garbage)
             except Exception as exc:  # noqa: BLE001 - as in run
                 self._failed(_describe(exc))
             finally:
                 self._startup = None
         return False
+
+    async def _on_message(self, message) -> None:
+        """The SDK hands over what it could not parse as an Exception: a
+        server that writes anything but JSON-RPC on stdout (a print, a log
+        line) breaks the protocol, so it fails with what it wrote."""
+        if not isinstance(message, Exception) or self._garbage:
+            return
+        errors = getattr(message, "errors", None)
+        line = str(errors()[0].get("input", "")) if callable(errors) and errors() else str(message)
+        self._garbage = (f"wrote something that is not JSON-RPC on stdout: {line[:80]!r} "
+                         "(a server must log to stderr)")
+        if self._startup is not None:
+            self._startup.cancel()
+        elif self.state == READY:
+            self._set(FAILED, self._garbage)
+            if self._stop is not None:
+                self._stop.set()
+
+    def kill_leftovers(self) -> list[int]:
+        """SIGKILL whatever the server started that still runs after it was
+        closed: its process group and every process carrying its marker,
+        daemons that left the group included. Returns the pids killed."""
+        if not self.pid:
+            return []
+        found = leftovers(self.pid, self._marker)
+        killed = []
+        for pid in (*found.in_group, *found.escaped):
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+            except OSError:
+                pass  # ended meanwhile
+        return killed
 
     def stop(self) -> None:
         """Ask the task to leave its contexts (closing the server), also
@@ -231,7 +276,7 @@ class ServerConnection:
 
     def _stdio_parameters(self) -> StdioServerParameters:
         spec = self.spec
-        env = dict(spec.env)
+        env = {**dict(spec.env), MARKER_VARIABLE: self._marker}
         search_path = env.get("PATH", os.environ.get("PATH", ""))
         command = spec.command
         if "/" in command and not os.path.isabs(command):

@@ -331,6 +331,10 @@ class McpManager:
                 run.result(timeout=max(0.0, deadline - time.monotonic()))
             except Exception:  # noqa: BLE001 - closing: its state says what happened
                 pass
+        for connection in connections:
+            # A server still closing when the time ran out, or a daemon it
+            # left behind: nothing of it outlives the session.
+            connection.kill_leftovers()
         loop.stop()
         if self._dir is not None:
             shutil.rmtree(self._dir, ignore_errors=True)

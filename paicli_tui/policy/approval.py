@@ -43,6 +43,9 @@ class ApprovalRequest:
     call_id: str = ""
     """The model's id of the call, so a front end can tie the question to
     the tool call it already shows (ACP's ``toolCallId``)."""
+    network_choice: bool = False
+    """The command would run without the network (the sandbox's default);
+    the person may let this one run reach it."""
 
     @property
     def editable(self) -> str | None:
@@ -66,6 +69,8 @@ class ApprovalAnswer:
     reason: str = ""
     grant: Grant | None = None
     edited: str | None = None
+    network: bool = False
+    """Run this command with the network (only when the request offered it)."""
 
 
 def as_answer(value: "Decision | ApprovalAnswer | str") -> ApprovalAnswer:
@@ -102,7 +107,7 @@ class TerminalApprover:
 
     _ANSWERS = {"y": Decision.YES, "yes": Decision.YES, "n": Decision.NO, "no": Decision.NO,
                 "a": Decision.ALWAYS, "always": Decision.ALWAYS, "r": "reason", "reason": "reason",
-                "s": "skip", "skip": "skip", "e": Decision.EDIT, "edit": Decision.EDIT}
+                "s": "skip", "skip": "skip", "e": Decision.EDIT, "edit": Decision.EDIT, "w": "network"}
 
     def __init__(self, tty_path: str = "/dev/tty", out: IO[str] | None = None) -> None:
         self.tty_path = tty_path
@@ -127,6 +132,8 @@ class TerminalApprover:
                             answer = None
                         if answer is Decision.EDIT and not request.editable:
                             answer = None
+                        if answer == "network" and not request.network_choice:
+                            answer = None
                         if answer is None:
                             continue
                         return self._complete(answer, request, tty, out)
@@ -137,7 +144,9 @@ class TerminalApprover:
 
     @staticmethod
     def _question(request: ApprovalRequest) -> str:
-        choices = ["[y]es"]
+        choices = ["[y]es" + (" (no network)" if request.network_choice else "")]
+        if request.network_choice:
+            choices.append("[w] yes, with the network this once")
         if request.grants:
             choices.append(f"[a]lways: {request.grants[0].describe()}")
         choices += ["[n]o", "[r] no, and tell the agent why", "[s]kip"]
@@ -147,6 +156,8 @@ class TerminalApprover:
 
     @staticmethod
     def _complete(answer, request: ApprovalRequest, tty, out) -> "Decision | ApprovalAnswer":
+        if answer == "network":
+            return ApprovalAnswer(Decision.YES, network=True)
         if answer == "skip":
             return ApprovalAnswer(Decision.NO, "the person skipped this call; go on without it")
         if answer == "reason":

@@ -135,3 +135,18 @@ def split_options(args: list[str]) -> tuple[list[str], list[str]]:
         else:
             operands.append(arg)
     return options, operands
+
+
+def single_command_words(command: str) -> list[str] | None:
+    """The words of a plain single command, or None for anything compound:
+    several commands, pipes, redirections or substitutions could do more
+    than a prefix grant was meant to cover."""
+    if any(marker in command for marker in ("$(", "`", "<(", ">(")):
+        return None
+    try:
+        parts = split_commands(command)
+    except ValueError:
+        return None
+    if len(parts) != 1 or parts[0].redirects:
+        return None
+    return parts[0].words or None

@@ -45,6 +45,10 @@ class GateOutcome:
     """The text returned to the model when not allowed."""
     arguments: dict[str, Any] | None = None
     """The person's edited arguments, to run instead of the model's."""
+    network: bool = False
+    """A command may reach the network: a ``network: allow`` rule covers it
+    or the person chose "yes, with network" (the sandbox keeps it off
+    otherwise)."""
 
 
 ALLOWED = GateOutcome(True)
@@ -52,14 +56,21 @@ ALLOWED = GateOutcome(True)
 
 class ApprovalGate:
     def __init__(self, workspace: Path, grants: GrantStore, risk_checker: RiskChecker | None = None,
-                 redactor: "Redactor | None" = None) -> None:
+                 redactor: "Redactor | None" = None, *, offline: bool = False,
+                 written: "Callable[[], tuple[frozenset[Path], int | None]] | None" = None) -> None:
         self.workspace = workspace
+        #: Commands run without the network unless a rule or the person
+        #: allows it (the sandbox is on and its network off by default).
+        self.offline = offline
         self.grants = grants
         self.risk_checker = risk_checker
         self.redactor = redactor if redactor is not None else Redactor()
         #: Files changed after this are the session's own: running one as a
-        #: script runs text the model chose, so it is risky.
+        #: script runs text the model chose, so it is risky. Once a run has
+        #: begun, ``written`` (the checkpoint recorder's) names the files its
+        #: tools changed and when it began.
         self.started_ns = time.time_ns()
+        self.written = written
 
     def check(self, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> GateOutcome:
         """Raises ToolError (from ``tool.preview``) when the call cannot
@@ -69,8 +80,10 @@ class ApprovalGate:
             reason = f"denied by your rule `{rule.rule}`"
             self._publish(ctx, ApprovalDecided(ctx.actor, tool.name, "auto-denied", reason))
             return GateOutcome(False, reason)
+        network = self._network_rule(tool, args)
+        allowed = GateOutcome(True, network=network)
         asking = ctx.approval_mode == "ask" and tool.name in NEEDS_APPROVAL_IN_ASK
-        verdict = self._risk(args["command"]) if tool.name == "execute_command" else RiskVerdict(False, "")
+        verdict = self._risk(args["command"], network) if tool.name == "execute_command" else RiskVerdict(False, "")
         if verdict.risky:
             reason = f"risky: {verdict.reason}"
         elif tool.always_asks:
@@ -80,29 +93,32 @@ class ApprovalGate:
         elif own := tool.approval_reason(ctx.approval_mode):
             reason = own
         else:
-            return ALLOWED
+            return allowed
         preview = tool.preview(args)
         grantable = not verdict.risky and not tool.always_asks
         if grantable:
             grant = self.grants.allowing(tool.name, args, self.workspace)
             if grant is not None:
                 self._publish(ctx, ApprovalDecided(ctx.actor, tool.name, "auto-approved", f"granted: {grant.describe()}"))
-                return ALLOWED
+                return allowed
         offered = proposed_grants(tool.name, args, self.workspace) if grantable else ()
         # The person sees where a secret is, never its value (the approver
         # may print to a terminal or a log).
         scrub = self.redactor.scrub
         request = ApprovalRequest(ctx.actor, tool.name, scrub(args), scrub(reason), scrub(preview), grants=offered,
                                   risky=verdict.risky, workdir=str(self.workspace), task=ctx.task,
-                                  call_id=ctx.call_id)
+                                  call_id=ctx.call_id,
+                                  network_choice=self.offline and tool.name == "execute_command" and not network)
         answer = self._ask(request, ctx)
+        if answer.network and request.network_choice:
+            allowed = GateOutcome(True, network=True)
         if answer.decision is Decision.ALWAYS:
             grant = answer.grant or (offered[0] if offered else None)
             if grant is not None and grant in offered and self.grants.add(grant):
                 self._publish(ctx, GrantAdded(ctx.actor, grant.rule, grant.describe()))
-            return ALLOWED
+            return allowed
         if answer.decision is Decision.YES:
-            return ALLOWED
+            return allowed
         if answer.decision is Decision.EDIT:
             return self._edited(tool, args, answer)
         return GateOutcome(False, self._denial(answer, verdict, ctx))
@@ -117,8 +133,12 @@ class ApprovalGate:
         prefix = "[AUTO] " if ctx.approval_mode != "ask" else ""
         return f"{prefix}denied: {verdict.reason}" + (f" ({note})" if note else "")
 
-    @staticmethod
-    def _edited(tool: Tool, args: dict[str, Any], answer: ApprovalAnswer) -> GateOutcome:
+    def _network_rule(self, tool: Tool, args: dict[str, Any]) -> bool:
+        if not self.offline or tool.name != "execute_command":
+            return False
+        return self.grants.network_allowing(str(args.get("command", ""))) is not None
+
+    def _edited(self, tool: Tool, args: dict[str, Any], answer: ApprovalAnswer) -> GateOutcome:
         field = {"execute_command": "command", "write_file": "content", "edit_file": "new_string"}.get(tool.name)
         if field is None or answer.edited is None:
             return GateOutcome(False, "denied: this call cannot be edited")
@@ -126,13 +146,16 @@ class ApprovalGate:
             raise ToolError("the edited command is empty; nothing ran")
         edited = {**args, field: answer.edited}
         tool.preview(edited)  # an edit that cannot succeed is refused like any doomed call
-        return GateOutcome(True, arguments=edited)
+        network = self._network_rule(tool, edited) or (answer.network and field == "command")
+        return GateOutcome(True, arguments=edited, network=network)
 
-    def _risk(self, command: str) -> RiskVerdict:
+    def _risk(self, command: str, network_allowed: bool = False) -> RiskVerdict:
         if self.redactor.contains(command):
             # The model only has the value if it leaked: never pass it on unasked.
             return RiskVerdict(True, "the command contains a secret this session knows (shown as [REDACTED])")
-        verdict = classify_command(command, self.workspace, self.started_ns)
+        files, since = self.written() if self.written is not None else (frozenset(), None)
+        verdict = classify_command(command, self.workspace, since if since is not None else self.started_ns, files,
+                                   network_allowed=network_allowed)
         if verdict.risky or self.risk_checker is None:
             return verdict
         try:
@@ -154,8 +177,10 @@ class ApprovalGate:
         edited = ""
         if answer.decision is Decision.EDIT and answer.edited is not None and request.editable:
             edited = json.dumps({**request.arguments, request.editable: answer.edited}, sort_keys=True)
-        self._publish(ctx, ApprovalDecided(ctx.actor, request.tool, answer.decision.value,
-                                           answer.reason or request.reason, edited))
+        said = answer.reason or request.reason
+        if answer.network and request.network_choice:
+            said = f"with the network: {said}"
+        self._publish(ctx, ApprovalDecided(ctx.actor, request.tool, answer.decision.value, said, edited))
         return answer
 
     @staticmethod

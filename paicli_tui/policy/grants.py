@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from paicli_tui.config.permission_rules import MCP_PREFIX, RuleKind, parse_permission_rule
+from paicli_tui.config.permission_rules import MCP_PREFIX, NETWORK_KINDS, RuleKind, parse_permission_rule
 from paicli_tui.tools.base import ToolError
 from paicli_tui.policy import arg_shapes
-from paicli_tui.policy.command_split import split_commands
+from paicli_tui.policy.command_split import single_command_words
 from paicli_tui.policy.invocations import invocations
+from paicli_tui.policy.network_rules import covers_network
 from paicli_tui.tools.confinement import display_path, resolve_in_workspace
 
 GrantKind = RuleKind
@@ -61,7 +62,8 @@ class Grant:
         """The grant as a rule line, as config.toml and the ledger write it."""
         return {"command": f"command: {self.pattern}", "exact": f"command= {self.pattern}",
                 "file": f"path: {self.pattern}", "directory": f"path: {self.pattern}",
-                "tool": f"tool: {self.pattern}"}[self.kind]
+                "tool": f"tool: {self.pattern}", "network_command": f"network: allow command: {self.pattern}",
+                "network_host": f"network: allow host: {self.pattern}"}[self.kind]
 
     def describe(self, *, deny: bool = False) -> str:
         """What the grant allows (or, as a deny rule, refuses), in words for
@@ -72,6 +74,11 @@ class Grant:
             return arg_shapes.describe(self.pattern.split(" "))
         if self.kind == "exact":
             return f"exactly the command `{self.pattern}`"
+        if self.kind == "network_command":
+            return f"the network for commands starting `{self.pattern}` (the sandbox keeps it off otherwise)"
+        if self.kind == "network_host":
+            return (f"the network for a plain command whose every URL names {self.pattern} or a subdomain "
+                    "(the whole network for that command, not only that host)")
         if self.kind == "file":
             return f"writes and edits to {self.pattern}"
         if self.kind == "tool":
@@ -83,7 +90,11 @@ class Grant:
 
     def covers(self, tool: str, args: dict[str, Any], workspace: Path, *, any_part: bool = False) -> bool:
         """Whether the call falls in this scope. ``any_part`` (deny rules):
-        a command matches when any of its simple commands does."""
+        a command matches when any of its simple commands does. A network
+        rule covers no call: it only decides whether an allowed command gets
+        the network (``network_allowing``)."""
+        if self.kind in NETWORK_KINDS:
+            return False
         if self.kind == "tool":
             if self.pattern.endswith("*"):
                 return tool.startswith(self.pattern[:-1])
@@ -115,31 +126,6 @@ def parse_rule(text: str, source: str = "config") -> Grant:
     """A rule line as a Grant; ValueError naming what is wrong."""
     rule = parse_permission_rule(text)
     return Grant(rule.kind, rule.pattern, source)
-
-
-def single_command_words(command: str) -> list[str] | None:
-    """The words of a plain single command, or None for anything compound:
-    several commands, pipes, redirections or substitutions could do more
-    than a prefix grant was meant to cover."""
-    if any(marker in command for marker in ("$(", "`", "<(", ">(")):
-        return None
-    try:
-        parts = split_commands(command)
-    except ValueError:
-        return None
-    if len(parts) != 1 or parts[0].redirects:
-        return None
-    return parts[0].words or None
-
-
-def network_allowed(command: str, prefixes: Iterable[str]) -> bool:
-    """Whether a plain single command starts with one of the prefixes the
-    person let use the network (compound commands never do)."""
-    words = single_command_words(command)
-    if words is None:
-        return False
-    words = [os.path.basename(words[0]), *words[1:]]
-    return any(words[: len(split)] == split for split in (p.split() for p in prefixes) if split)
 
 
 def _denied(prefix: list[str], command: str, workspace: Path) -> bool:
@@ -298,6 +284,13 @@ class GrantStore:
         the grants name relative to it just as in the workspace)."""
         for grant in (*self._allow_rules, *self.kept_grants, *self.session_grants):
             if grant.covers(tool, args, root or self.workspace):
+                return grant
+        return None
+
+    def network_allowing(self, command: str) -> Grant | None:
+        """The network rule that lets ``command`` reach the network, if any."""
+        for grant in (*self._allow_rules, *self.kept_grants, *self.session_grants):
+            if grant.kind in NETWORK_KINDS and covers_network(grant, command):
                 return grant
         return None
 

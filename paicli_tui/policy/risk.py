@@ -14,7 +14,8 @@ from pathlib import Path
 
 from paicli_tui.policy.command_split import SimpleCommand, heredocs_as_strings, split_commands
 from paicli_tui.policy.invocations import invocations
-from paicli_tui.policy.risk_invocations import invocation_reason
+from paicli_tui.policy.risk_egress import NETWORK_REASON
+from paicli_tui.policy.risk_invocations import Written, invocation_reason
 from paicli_tui.policy.risk_rules import CommandChecker
 
 
@@ -37,19 +38,25 @@ _PROC_ENVIRON = re.compile(r"/proc/(?:[^\s/]+|\$\([^)]*\)|`[^`]*`)/environ\b")
 _SUBSTITUTION = re.compile(r"\$\(([^()]*(?:\([^()]*\)[^()]*)*)\)|`([^`]*)`")
 MAX_DEPTH = 3
 
-def classify_command(command: str, workspace: Path, written_since_ns: int | None = None) -> RiskVerdict:
-    """``written_since_ns``: files modified since then count as written by
-    this run (running one is running text the model chose)."""
+def classify_command(command: str, workspace: Path, written_since_ns: int | None = None,
+                     written_files: frozenset[Path] = frozenset(), *, network_allowed: bool = False) -> RiskVerdict:
+    """``written_files`` (the files tools changed this run) and files
+    modified since ``written_since_ns`` count as written by this run:
+    running one is running text the model chose. ``network_allowed``: a
+    ``network: allow`` rule of the person's covers the command, so
+    contacting the network alone does not make it risky (reading stored
+    secrets still does)."""
+    written = Written(written_files, written_since_ns)
     try:
-        verdict = _classify(command, CommandChecker(workspace), depth=0)
+        verdict = _classify(command, CommandChecker(workspace), depth=0, network_allowed=network_allowed)
         if verdict.risky:
             return verdict
-        return _invocations_verdict(command, workspace, written_since_ns) or verdict
+        return _invocations_verdict(command, workspace, written, network_allowed) or verdict
     except Exception as exc:  # a checker bug must not let a command through unseen
         return RiskVerdict(True, f"cannot analyse the command ({type(exc).__name__})")
 
 
-def _classify(command: str, checker, depth: int) -> RiskVerdict:
+def _classify(command: str, checker, depth: int, network_allowed: bool = False) -> RiskVerdict:
     if _FORK_BOMB.search(command):
         return RiskVerdict(True, "fork bomb")
     if _DOWNLOAD_EXECUTED.search(command):
@@ -67,25 +74,26 @@ def _classify(command: str, checker, depth: int) -> RiskVerdict:
     egress: str | None = None
     for simple in commands:
         checker.script = command
-        egress = egress or checker.egress(simple)
+        egress = egress or _unless_allowed(checker.egress(simple), network_allowed)
         reason = checker.check(simple)
         if reason:
             return RiskVerdict(True, _joined(reason, egress))
         nested = checker.nested_script(simple)
         if nested and depth < MAX_DEPTH:
-            verdict = _classify(nested, checker, depth + 1)
+            verdict = _classify(nested, checker, depth + 1, network_allowed)
             if verdict.risky:
                 return RiskVerdict(True, _joined(verdict.reason, egress))
     if depth < MAX_DEPTH:
         # Substitutions inside double quotes stay one word for shlex.
         for match in _SUBSTITUTION.finditer(command):
-            verdict = _classify(match.group(1) or match.group(2) or "", checker, depth + 1)
+            verdict = _classify(match.group(1) or match.group(2) or "", checker, depth + 1, network_allowed)
             if verdict.risky:
                 return RiskVerdict(True, _joined(verdict.reason, egress))
     return RiskVerdict(True, egress) if egress else SAFE
 
 
-def _invocations_verdict(command: str, workspace: Path, written_since_ns: int | None) -> RiskVerdict | None:
+def _invocations_verdict(command: str, workspace: Path, written: Written,
+                         network_allowed: bool = False) -> RiskVerdict | None:
     """The same command seen as the programs it really runs: through
     wrappers, shells, variables, find -exec and xargs."""
     checker = CommandChecker(workspace)
@@ -95,14 +103,20 @@ def _invocations_verdict(command: str, workspace: Path, written_since_ns: int | 
         return RiskVerdict(True, "cannot parse the command (unbalanced quotes)")
     egress = None
     for inv in runs:
-        reason = invocation_reason(inv, checker, written_since_ns, command)
+        reason = invocation_reason(inv, checker, written, command)
         if reason is None and inv.program:
             simple = SimpleCommand(list(inv.words), list(inv.redirects))
             reason = checker.check(simple)
-            egress = egress or checker.egress(simple)
+            egress = egress or _unless_allowed(checker.egress(simple), network_allowed)
         if reason:
             return RiskVerdict(True, _joined(reason, egress))
     return RiskVerdict(True, egress) if egress else None
+
+
+def _unless_allowed(egress: str | None, network_allowed: bool) -> str | None:
+    if network_allowed and egress is not None and egress.startswith(NETWORK_REASON):
+        return None
+    return egress
 
 
 def _joined(reason: str, egress: str | None) -> str:

@@ -111,6 +111,10 @@ def stdin_text(command: SimpleCommand) -> str | None:
     return None
 
 
+#: How every network reason begins (a ``network: allow`` rule waives those).
+NETWORK_REASON = "contacts the network"
+
+
 def network_reason(name: str, args: list[str], redirects: list[tuple[str, str]], script: str) -> str | None:
     """Why the simple command ``name args`` contacts the network, or None.
     ``script`` is the program it reads on stdin, when that is known."""

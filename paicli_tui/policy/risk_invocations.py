@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from paicli_tui.policy.command_split import split_options
@@ -14,6 +16,15 @@ from paicli_tui.policy.invocations import Invocation
 
 if TYPE_CHECKING:
     from paicli_tui.policy.risk_rules import CommandChecker
+
+
+@dataclass(frozen=True)
+class Written:
+    """What the run wrote: the files tools changed (resolved), and the time
+    after which a changed file counts as written by the run."""
+
+    files: frozenset[Path] = frozenset()
+    since_ns: int | None = None
 
 #: git config keys whose value is a program (or pulls config in): ``git -c core.fsmonitor=CMD status`` runs CMD.
 _GIT_PROGRAM_KEY = re.compile(
@@ -38,7 +49,7 @@ _INLINE_WRITES = re.compile(
 _DELETERS = frozenset({"rm", "rmdir", "unlink", "shred", "truncate"})
 
 
-def invocation_reason(inv: Invocation, checker: "CommandChecker", written_since_ns: int | None,
+def invocation_reason(inv: Invocation, checker: "CommandChecker", written: Written,
                       command: str = "") -> str | None:
     if inv.dynamic:
         return inv.dynamic
@@ -47,7 +58,7 @@ def invocation_reason(inv: Invocation, checker: "CommandChecker", written_since_
             return f"sets {name}, which names a program to run"
         if name in ("GIT_DIR", "GIT_WORK_TREE") and checker._outside(_value):
             return f"points git at a repository outside the workspace ({name}={_value})"
-    if inv.runs_file and _written_this_run(inv.runs_file, checker, written_since_ns, command):
+    if inv.runs_file and _written_this_run(inv.runs_file, checker, written, command):
         return f"runs {inv.runs_file}, a file written by this run: its content is the command"
     if inv.appends_input and inv.program in _DELETERS:
         return f"{inv.program} on paths read from input ({' '.join(inv.via) or 'xargs'})"
@@ -68,12 +79,18 @@ def invocation_reason(inv: Invocation, checker: "CommandChecker", written_since_
     return None
 
 
-def _written_this_run(path: str, checker: "CommandChecker", since_ns: int | None, command: str) -> bool:
+def _written_this_run(path: str, checker: "CommandChecker", written: Written, command: str) -> bool:
+    """A file a tool changed this run (the checkpoint recorder's list: no
+    mtime trick hides it), or one changed since the run began, which is how
+    a file a command wrote is seen (commands are not recorded file by file)."""
     if path == "-" or "$" in path:
         return True
     resolved = checker._resolve(path)
     if resolved is None:
         return True
+    if resolved in written.files:
+        return True
+    since_ns = written.since_ns
     try:
         stat = os.stat(resolved)
     except OSError:

@@ -215,6 +215,9 @@ def describe(event: ev.Event) -> Line | None:
         case ev.MemorySaved() if event.source == "agent":  # the person's /save says so itself
             return Line(f"{who}kept in memory as fact {event.fact_id}: {event.text} (/memory lists and deletes)",
                         "muted")
+        case ev.MemoryHeld():
+            return Line(f"{who}fact {event.fact_id} waits for your yes before it is kept in memory: {event.text} "
+                        f"(/memory: k keeps, d drops; or paicli memory keep|delete {event.fact_id})", "warning")
         case ev.MemoryDiscarded():
             return Line(f"not kept in memory: {event.count} fact(s) saved by agents, because {event.reason}", "muted")
     return None

@@ -73,7 +73,7 @@ class TextPrinter:
             self._line(f"plan v{event.version} ({event.origin}): {len(event.plan.get('tasks', []))} tasks")
         elif isinstance(event, ev.PlanRejected):
             self._line(f"✗ plan rejected ({event.origin}): {event.error}", self.err)
-        elif isinstance(event, (ev.RepairRequested, ev.CapabilityDropped, ev.MemoryDiscarded)) or (
+        elif isinstance(event, (ev.RepairRequested, ev.CapabilityDropped, ev.MemoryDiscarded, ev.MemoryHeld)) or (
                 isinstance(event, (ev.McpServerChanged, ev.McpResourceAttached)) and _mcp_problem(event)):
             from paicli_tui.present.event_lines import describe  # pure text, no Textual
 

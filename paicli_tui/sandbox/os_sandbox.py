@@ -8,7 +8,7 @@ front of it as a second line, not as the boundary."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,8 +31,8 @@ class Sandbox:
     warning: str = ""
     """Said once at session start: the sandbox was wanted but cannot start."""
     network_default: bool = False
-    network_allow: tuple[str, ...] = field(default=())
-    """Command prefixes that may use the network (config ``sandbox_network_allow``)."""
+    """Every command reaches the network; otherwise only those a ``network:
+    allow`` rule or the person lets through (decided by the approval gate)."""
 
     @property
     def active(self) -> bool:
@@ -88,15 +88,14 @@ def sandbox_for(settings: "Settings", workspace: Path, *, status: SandboxStatus 
     writable = tuple(Path(p).expanduser() for p in settings.sandbox_writable)
     common = git_common_dir(workspace)
     profile = Profile(workspace, (*writable, *((common,) if common else ())), hidden_paths(settings))
-    allow = tuple(settings.sandbox_network_allow)
     network = settings.sandbox_network == "on"
     if settings.sandbox == "off":
-        return Sandbox(profile, network_default=True, network_allow=allow)
+        return Sandbox(profile, network_default=True)
     status = status or probe(settings.sandbox_binary)
     if status.ok:
-        return Sandbox(profile, status.binary, network_default=network, network_allow=allow)
+        return Sandbox(profile, status.binary, network_default=network)
     if settings.sandbox == "required":
         refusal = f'refused: sandbox = "required" and the sandbox cannot start: {status.reason}'
         return Sandbox(profile, refusal=refusal, warning=refusal)
     warning = f"commands run without the OS sandbox: {status.reason} (set sandbox = \"off\" to silence this)"
-    return Sandbox(profile, warning=warning, network_default=True, network_allow=allow)
+    return Sandbox(profile, warning=warning, network_default=True)

@@ -230,7 +230,9 @@ class Session(ModeAndModel, GrantKeeping):
                 outcome = honest(outcome, self.evidence.current())
                 if outcome.kind != "command":
                     # Facts agents saved are kept before the outcome is recorded (P-9.4).
-                    self.knowledge.end_run(cancelled=outcome.status.lower() == "cancelled")
+                    # In ask mode each fact had the person's yes; otherwise they wait for it.
+                    self.knowledge.end_run(cancelled=outcome.status.lower() == "cancelled",
+                                           hold=self._approval_mode != "ask")
                     self.bus.publish(RunOutcomeRecorded("session", outcome.kind, outcome.ok, outcome.status, outcome.text))
                 return outcome
             finally:

@@ -42,6 +42,9 @@ class ToolContext:
     """When this call must stop; the registry sets one per call."""
     call_id: str = ""
     """The model's id for this call; the registry sets it per call."""
+    network_allowed: bool = False
+    """The approval gate let this call reach the network (a ``network:
+    allow`` rule or the person's choice); the registry sets it per call."""
 
     def check_stop(self, tool: str, advice: str = "narrow the search") -> None:
         """Raise ToolStopped once the call is cancelled or past its deadline.

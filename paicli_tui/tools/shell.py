@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from paicli_tui.tools.base import Tool, ToolContext, ToolError, ToolResult, object_schema
 from paicli_tui.tools.command_env import CommandEnvPolicy
@@ -12,8 +12,8 @@ if TYPE_CHECKING:
     from paicli_tui.sandbox.os_sandbox import Sandbox
 
 MAX_TIMEOUT_S = 600.0
-NETWORK_OFF_NOTE = ("[the network is off in the sandbox: ask the person to add this command to "
-                    "sandbox_network_allow if it needs it]")
+NETWORK_OFF_NOTE = ("[the network is off in the sandbox: if the command needs it, ask the person for a rule "
+                    "`network: allow command: PREFIX` (or `host: HOST`) or to approve it with the network]")
 
 
 class ExecuteCommand(Tool):
@@ -26,14 +26,11 @@ class ExecuteCommand(Tool):
     }, ["command"])
 
     def __init__(self, workspace, default_timeout: float, env_policy: CommandEnvPolicy | None = None,
-                 sandbox: "Sandbox | None" = None, network_for: Callable[[str], bool] | None = None) -> None:
+                 sandbox: "Sandbox | None" = None) -> None:
         super().__init__(workspace)
         self.default_timeout = default_timeout
         self.env_policy = env_policy or CommandEnvPolicy()
         self.sandbox = sandbox
-        #: Whether a command may use the network (its prefix is allowed);
-        #: asked only when the sandbox keeps the network off by default.
-        self.network_for = network_for or (lambda command: False)
 
     @property
     def description(self) -> str:  # type: ignore[override]
@@ -64,7 +61,7 @@ class ExecuteCommand(Tool):
         sandbox = self.sandbox
         if sandbox is not None and sandbox.refusal:
             raise ToolError(sandbox.refusal)
-        network = sandbox is None or sandbox.network_default or self.network_for(args["command"])
+        network = sandbox is None or sandbox.network_default or ctx.network_allowed
         wrap = (lambda argv: sandbox.wrap(argv, network=network)) if sandbox is not None and sandbox.active else None
         outcome = run_command(args["command"], self.workspace, timeout, ctx.cancel, self.env_policy.build(), wrap)
         seconds = f"{outcome.duration_s:.1f}s"

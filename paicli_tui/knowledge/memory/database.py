@@ -120,6 +120,11 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             vector BLOB NOT NULL
         )""",
     ),
+    # 3: facts agents saved in auto mode wait for the person's yes
+    (
+        "ALTER TABLE facts ADD COLUMN status TEXT NOT NULL DEFAULT 'kept' CHECK (status IN ('kept', 'pending'))",
+        "CREATE INDEX facts_status ON facts(status)",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

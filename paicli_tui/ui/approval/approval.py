@@ -46,6 +46,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
 
     BINDINGS = [
         Binding("y", "decide('yes')", "Yes", id="approval.yes"),
+        Binding("w", "with_network", "Yes, with network", show=False, id="approval.with_network"),
         Binding("a", "always(0)", "Always", id="approval.always"),
         Binding("d", "always(1)", "Always for the folder", show=False, id="approval.always_folder"),
         Binding("n", "decide('no')", "No", id="approval.no"),
@@ -103,7 +104,12 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         return Content("\n").join(lines)
 
     def _buttons(self) -> ComposeResult:
-        yield Button(Content("Yes [y]"), variant="success", id="approval-yes", compact=True)
+        if self.request.network_choice:
+            # Plain yes keeps the sandbox's default: the command runs offline.
+            yield Button(Content("Yes, offline [y]"), variant="success", id="approval-yes", compact=True)
+            yield Button(Content("Yes, with network [w]"), variant="warning", id="approval-network", compact=True)
+        else:
+            yield Button(Content("Yes [y]"), variant="success", id="approval-yes", compact=True)
         labels = ALWAYS_LABELS
         if self.request.grants and self.request.grants[0].kind == "tool":
             labels = ("Always [a]", "Always, whole server [d]")  # an MCP tool: this tool, or all of its server's
@@ -133,6 +139,8 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             self.action_edit()
         elif button == "approval-run-edited":
             self.action_run_edited()
+        elif button == "approval-network":
+            self.action_with_network()
         else:
             self.action_decide(button.removeprefix("approval-"))
 
@@ -142,6 +150,10 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
     def action_decide(self, answer: str) -> None:
         if not self._typing():
             self.dismiss(ApprovalAnswer(Decision(answer)))
+
+    def action_with_network(self) -> None:
+        if not self._typing() and self.request.network_choice:
+            self.dismiss(ApprovalAnswer(Decision.YES, network=True))
 
     def action_always(self, index: int) -> None:
         if not self._typing() and index < len(self.request.grants):

@@ -1,5 +1,7 @@
 """/memory: the facts saved for this workspace, newest first; type to
-search them, delete the highlighted one. /save FACT adds one."""
+search them, delete the highlighted one. /save FACT adds one. Facts agents
+saved in auto mode wait at the top for the person's yes: k keeps one, d
+drops it; until then no agent is shown them."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from textual.widgets.option_list import Option
 
 from paicli_tui.ui.knowledge.calls import off_thread
 
-HINT = "type to search · down to the list · d delete · esc close — /save FACT adds one"
+HINT = "type to search · down to the list · k keep a waiting fact · d delete · esc close — /save FACT adds one"
 
 
 class MemoryScreen(ModalScreen[None]):
@@ -26,6 +28,7 @@ class MemoryScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("escape", "close", "Close memory", id="memory.close"),
         Binding("d,delete", "delete", "Delete the highlighted fact", id="memory.delete"),
+        Binding("k", "keep", "Keep the highlighted waiting fact", id="memory.keep"),
         Binding("down", "to_list", "From the search box to the facts", show=False, id="memory.to_list"),
     ]
 
@@ -51,7 +54,10 @@ class MemoryScreen(ModalScreen[None]):
     async def refresh_facts(self) -> None:
         query = self.query_one("#memory-filter", Input).value.strip()
         memory = self.knowledge.memory
-        found = await off_thread(self, memory.search, query, 50) if query else await off_thread(self, memory.recent)
+        if query:
+            found = await off_thread(self, memory.search, query, 50)
+        else:
+            found = [*(await off_thread(self, memory.pending) or []), *(await off_thread(self, memory.recent) or [])]
         self.facts = found or []
         options = self.query_one("#memory-list", OptionList)
         highlighted = options.highlighted
@@ -100,9 +106,21 @@ class MemoryScreen(ModalScreen[None]):
             self.notify(f"deleted fact {fact.id}", markup=False)
         await self.refresh_facts()
 
+    async def action_keep(self) -> None:
+        options = self.query_one("#memory-list", OptionList)
+        if not options.has_focus or options.highlighted is None or options.highlighted >= len(self.facts):
+            return
+        fact = self.facts[options.highlighted]
+        if fact.status != "pending":
+            self.notify(f"fact {fact.id} is already kept", markup=False)
+            return
+        if await off_thread(self, self.knowledge.keep_fact, fact.id):
+            self.notify(f"kept fact {fact.id}", markup=False)
+        await self.refresh_facts()
+
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        # "d" types into the search box; it deletes only from the list.
-        if action == "delete":
+        # "d" and "k" type into the search box; they act only on the list.
+        if action in ("delete", "keep"):
             return self.query_one("#memory-list", OptionList).has_focus
         return True
 
@@ -118,6 +136,7 @@ def _row(fact) -> Content:
     when = time.strftime("%Y-%m-%d", time.localtime(fact.created))
     return Content.assemble(
         Content.styled(f"{fact.id:>4}  ", "bold"),
+        Content.styled("waiting for your yes  ", "bold $warning") if fact.status == "pending" else "",
         Content.styled(f"{when}  ", "$text-muted"),
         Content.styled(f"{fact.provenance()}  ", "$accent" if fact.source == "person" else "$secondary"),
         fact.text,

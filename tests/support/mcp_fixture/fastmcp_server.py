@@ -83,6 +83,21 @@ def build(name: str, calls: str | None, host: str = "127.0.0.1", port: int = 800
     return server
 
 
+def _daemonize(tag: str) -> None:
+    """A grandchild in a session of its own, as daemons do: no process group
+    kill reaches it. Its command line carries ``tag`` so a test can find it
+    from outside, whatever pid namespace it is in."""
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            devnull = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(devnull, fd)
+            os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(600)", f"daemon:{tag}"])
+        os._exit(0)
+    os.wait()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--http", type=int, default=0)
@@ -90,7 +105,14 @@ def main() -> None:
     parser.add_argument("--calls")
     parser.add_argument("--hang", action="store_true")
     parser.add_argument("--name", default="test-server")
+    parser.add_argument("--daemon", help="leave a daemon (double fork, setsid) whose argv holds this tag")
+    parser.add_argument("--garbage", help="write this line to stdout before speaking JSON-RPC")
     args = parser.parse_args()
+    if args.daemon:
+        _daemonize(args.daemon)
+    if args.garbage:
+        sys.stdout.write(args.garbage + "\n")
+        sys.stdout.flush()
     if args.pidfile:
         with open(args.pidfile, "a", encoding="utf-8") as handle:
             handle.write(f"{os.getpid()}\n")
