@@ -161,6 +161,7 @@ class ToolRegistry:
             gate = self._gate.check(tool, args, ctx)
             if not gate.allowed:
                 return ToolResult(False, gate.denial, gate.denial)
+            ctx = replace(ctx, network_allowed=gate.network)
             if gate.arguments is None:
                 result = self._run(tool, args, self._with_deadline(ctx, tool))
                 return self._scrubbed(self._post_hook(tool, args, result, ctx), ctx, call)

@@ -85,11 +85,11 @@ class MemoryScreen(ModalScreen[None]):
 
     def on_key(self, event: events.Key) -> None:
         """A character typed while the list has focus goes to the search
-        box ("d" with a fact highlighted deletes it instead)."""
+        box ("d" deletes the highlighted fact and "k" keeps it instead)."""
         options = self.query_one("#memory-list", OptionList)
         if not options.has_focus or not event.is_printable or not event.character:
             return
-        if event.character == "d" and self.facts:
+        if event.character in ("d", "k") and self.facts:
             return
         event.stop()
         event.prevent_default()
