@@ -374,19 +374,26 @@ class Session(ModeAndModel, GrantKeeping):
         text_out = outcome.text if outcome.status != "failed" else outcome.reason
         return RunOutcome("react", outcome.status == "final", outcome.status, text_out)
 
+    def _open_run(self, kind: RunKind, goal: str, plan: "Plan | None") -> "tuple[str, RunOutcome | None]":
+        """Record the run and let UserPromptSubmit hooks see the goal: the goal
+        with any context they add, or the outcome that ends the run here."""
+        self._begin_run(kind, goal)
+        if not goal and plan is None:
+            return goal, RunOutcome(kind, False, "FAILED", f"usage: /{kind} GOAL")
+        gate = self.session_hooks.before_prompt(kind, goal, cancel=self._cancel)
+        if gate.blocked:
+            return goal, RunOutcome(kind, False, "FAILED", f"blocked by hook: {gate.reason}")
+        return with_hook_context(goal, gate.context), None
+
     def run_plan(self, goal: str, plan: "Plan | None" = None) -> RunOutcome:
         from paicli_tui.plan.executor import PlanExecutor
         from paicli_tui.plan.planner import Planner, planner_options
         from paicli_tui.team.plan_tasks import PlanTaskRunner
         from paicli_tui.tools.trusted_urls import TrustedUrls
 
-        self._begin_run("plan", goal)
-        if not goal and plan is None:
-            return RunOutcome("plan", False, "FAILED", "usage: /plan GOAL")
-        gate = self.session_hooks.before_prompt("plan", goal, cancel=self._cancel)
-        if gate.blocked:
-            return RunOutcome("plan", False, "FAILED", f"blocked by hook: {gate.reason}")
-        goal = with_hook_context(goal, gate.context)
+        goal, refused = self._open_run("plan", goal, plan)
+        if refused is not None:
+            return refused
         cancel = self._cancel
         planner = Planner(self.client, self.assembler, agent="planner", role="planner", id_prefix="task", bus=self.bus,
                           deadline=self._run_budget.deadline, **planner_options(self.settings))
@@ -434,13 +441,9 @@ class Session(ModeAndModel, GrantKeeping):
         from paicli_tui.team.orchestrator import TeamOrchestrator
         from paicli_tui.tools.trusted_urls import TrustedUrls
 
-        self._begin_run("team", goal)
-        if not goal and plan is None:
-            return RunOutcome("team", False, "FAILED", "usage: /team GOAL")
-        gate = self.session_hooks.before_prompt("team", goal, cancel=self._cancel)
-        if gate.blocked:
-            return RunOutcome("team", False, "FAILED", f"blocked by hook: {gate.reason}")
-        goal = with_hook_context(goal, gate.context)
+        goal, refused = self._open_run("team", goal, plan)
+        if refused is not None:
+            return refused
         cancel = self._cancel
         orchestrator = TeamOrchestrator(
             client=self.client,
