@@ -108,9 +108,10 @@ def test_approved_steps_changing_the_same_lines_conflict_and_the_rerun_lands_on_
         return [Reply(tool_calls=[("write_file", {"path": "src/calc.py", "content": CALC.replace("a + b", text)})]),
                 done(text)]
 
+    # Either step may merge first; the other conflicts and reruns, so both have a second try.
     script = StepScript(
-        workers={"step_1": writes("a + b + 0"), "step_2": writes("b + a") + writes("b + a + 0")},
-        reviewers={"step_1": [approve()], "step_2": [approve(), approve()]},
+        workers={"step_1": writes("a + b + 0") + writes("a + b + 0 + 0"), "step_2": writes("b + a") + writes("b + a + 0")},
+        reviewers={"step_1": [approve(), approve()], "step_2": [approve(), approve()]},
         together={"step_1", "step_2"},
     )
     team = IsolatedTeam(tmp_path, script)
