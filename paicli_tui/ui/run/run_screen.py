@@ -277,8 +277,9 @@ class RunScreen(RunKeys, Screen):
                     tree.update_task(self.model.tasks[task_id])
         for worker, frame_ops in update.output.items():
             await self.pane(worker).write(frame_ops)
-        for worker in update.workers:
+        for worker in update.workers | self.model.workers_on(update.tasks):
             self.pane(worker).set_title(self.model.pane_title(worker))
+            self.pane(worker).set_class(self.model.in_conflict(worker), "-conflict")
         if update.workers and self.layout_now is not None and self.layout_now.mode == "focus" and not self.chosen:
             relayout = relayout or self._selected() not in self.layout_now.shown
         if relayout:
