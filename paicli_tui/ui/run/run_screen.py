@@ -83,6 +83,7 @@ class RunScreen(RunKeys, Screen):
         tick: bool = True,
         price: Any = None,
         replay: bool = False,
+        diff_source: Callable[[str, str], str | None] | None = None,
     ) -> None:
         super().__init__(id="run")
         self.goal = goal
@@ -91,6 +92,8 @@ class RunScreen(RunKeys, Screen):
         self.on_cancel_task = on_cancel_task
         #: Opens the undo screen for one task (id, plan version) once the run ended.
         self.on_undo_task = on_undo_task
+        #: Reads a task's diff (base, result commits) for its details.
+        self.diff_source = diff_source
         self.max_entries = max_entries
         self.model = RunModel(tasks_from_plan(plan), workers, clock=clock, kind=kind)
         self.model.replay = replay
