@@ -91,6 +91,6 @@ def test_markdown_report_is_a_table_a_timeline_and_folded_results(tmp_path):
     text = render_markdown([report])
     lines = text.splitlines()
     table = [line for line in lines if line.startswith("| step_")]
-    assert len(table) == 3 and all(line.count(" | ") == 8 for line in table)
+    assert len(table) == 3 and all(line.count(" | ") == 10 for line in table)  # with CHANGES and MERGED
     assert "```text" in lines and text.count("<details>") == 3 + bool(report["answer"])
     assert ("<details><summary>answer</summary>" in text) == bool(report["answer"])

@@ -1,7 +1,9 @@
 """`paicli report SESSION [--json | --markdown]`: each run of a past session
 as a table with totals, the schedule, a timeline and every task's result;
 ``--json`` one JSON object per run and line (a `paicli run` session has
-exactly one), ``--markdown`` the table as a Markdown document."""
+exactly one), ``--markdown`` the table as a Markdown document. The text and
+Markdown forms add each isolated task's diff (bounded), read from the
+workspace's shadow repository; the JSON keeps the commit ids only."""
 
 from __future__ import annotations
 
@@ -11,7 +13,9 @@ import sys
 
 from paicli_tui.commands.common import fail
 from paicli_tui.config.settings import ConfigError, load_settings
-from paicli_tui.records.report import session_reports
+from pathlib import Path
+
+from paicli_tui.records.report import session_reports, session_workspace
 from paicli_tui.present.report_text import render_markdown, render_text
 from paicli_tui.records.sessions import SessionNotFound, resolve_session
 
@@ -22,6 +26,22 @@ def configured_prices() -> dict:
         return {name: price.model_dump() for name, price in load_settings().prices.items()}
     except ConfigError:
         return {}
+
+
+def add_diffs(reports: list[dict], workspace: str) -> None:
+    """Each task's diff against its base, from the session's shadow
+    repository (nothing when the shadow or its commits are gone)."""
+    if not workspace:
+        return
+    from paicli_tui.workspace.receipts import task_diff
+
+    for report in reports:
+        for task in report.get("tasks", []):
+            base, result = task.get("base_commit"), task.get("result_commit")
+            if base and result and base != result:
+                diff = task_diff(Path(workspace), base, result)
+                if diff:
+                    task["diff"] = diff
 
 
 def main(args: argparse.Namespace) -> int:
@@ -37,6 +57,8 @@ def main(args: argparse.Namespace) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     if not reports:
         return fail(f"{path}: no run recorded in this ledger", 1)
+    if not getattr(args, "json", False):
+        add_diffs(reports, session_workspace(path))
     if getattr(args, "json", False):
         for report in reports:
             print(json.dumps(report, ensure_ascii=False, default=str))

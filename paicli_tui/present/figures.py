@@ -91,3 +91,21 @@ def narrow_glyphs(text: str) -> str:
     for emoji, glyph in NARROW_GLYPHS.items():
         text = text.replace(emoji, glyph)
     return text.replace("\ufe0f", "")
+
+
+def format_changes(files: int, added: int, removed: int) -> str:
+    """What a task changed: ``2 files +10 −3``; a binary file counts no lines
+    (git reports -1), and a task that changed nothing says so."""
+    if not files:
+        return "no changes"
+    lines = f" +{max(added, 0)} −{max(removed, 0)}"
+    return f"{files} file{'s' if files != 1 else ''}{lines}"
+
+
+def merge_word(changed: tuple[int, int, int] | None, merged: bool, resolved: bool = False) -> str:
+    """Whether a task's work reached the run's result ("" without isolation)."""
+    if changed is None:
+        return ""
+    if merged:
+        return "merged after a conflict" if resolved else "merged"
+    return "nothing to merge" if not changed[0] else "not merged"

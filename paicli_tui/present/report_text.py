@@ -1,13 +1,15 @@
 """`paicli report` for people: a table per run, totals, the schedule, a text
 timeline of the workers, then each task's full result; the same as
 Markdown for a pull request. Both are built from the JSON report
-(records/report.py), so the three forms never disagree."""
+(records/report.py), so the three forms never disagree. With isolation the
+table says what each task changed and whether it was merged, and each
+task's diff follows its result when the caller read it (a task's ``diff``)."""
 
 from __future__ import annotations
 
 from typing import Iterable
 
-from paicli_tui.present.figures import format_cost, format_tokens
+from paicli_tui.present.figures import format_changes, format_cost, format_tokens, merge_word
 from paicli_tui.records.sessions import outcome_word
 
 #: Columns of the timeline's bars (the lanes' names come before them).
@@ -90,24 +92,48 @@ def headline(report: dict) -> list[str]:
     return lines
 
 
+def isolated(report: dict) -> bool:
+    """Whether the run's tasks worked in their own trees (they recorded what they changed)."""
+    return any(task.get("files") is not None for task in report.get("tasks", []))
+
+
+def change_cells(task: dict) -> tuple[str, str]:
+    """(files and lines changed, merged or not) of one task; "–" when it committed nothing."""
+    if task.get("files") is None:
+        return "–", "–"
+    changed = (int(task["files"]), int(task.get("added") or 0), int(task.get("removed") or 0))
+    word = merge_word(changed, bool(task.get("merged")), bool(task.get("conflicts")) and bool(task.get("merged")))
+    return format_changes(*changed), {"merged": "yes", "nothing to merge": "–", "not merged": "no"}.get(
+        word, "yes, after a conflict")
+
+
 def task_rows(report: dict) -> list[tuple[str, ...]]:
     priced = bool(report.get("prices"))
     rows = []
+    with_changes = isolated(report)
     for task in report.get("tasks", []):
         tokens = task.get("tokens", {})
         rows.append((task["id"], outcome_word(task.get("status", "")) if task.get("status") != "SKIPPED" else "skipped",
                      task.get("worker") or "–", str(task.get("attempts", 0)), _verdicts(task),
                      _seconds(_duration(task)), format_tokens(int(tokens.get("prompt", 0)) + int(tokens.get("completion", 0)), ""),
-                     _cost(float(task.get("cost", 0.0)), priced), _cut(task.get("description", ""), _DESCRIPTION_CHARS)))
+                     _cost(float(task.get("cost", 0.0)), priced),
+                     *(change_cells(task) if with_changes else ()),
+                     _cut(task.get("description", ""), _DESCRIPTION_CHARS)))
     return rows
 
 
 TASK_HEADER = ("TASK", "STATUS", "WORKER", "TRIES", "VERDICTS", "TIME", "TOKENS", "COST", "DESCRIPTION")
+CHANGES_HEADER = ("TASK", "STATUS", "WORKER", "TRIES", "VERDICTS", "TIME", "TOKENS", "COST", "CHANGES", "MERGED",
+                  "DESCRIPTION")
 
 
-def _table(rows: list[tuple[str, ...]]) -> list[str]:
-    table = [TASK_HEADER, *rows]
-    widths = [max(len(row[i]) for row in table) for i in range(len(TASK_HEADER))]
+def header(report: dict) -> tuple[str, ...]:
+    return CHANGES_HEADER if isolated(report) else TASK_HEADER
+
+
+def _table(rows: list[tuple[str, ...]], head: tuple[str, ...] = TASK_HEADER) -> list[str]:
+    table = [head, *rows]
+    widths = [max(len(row[i]) for row in table) for i in range(len(head))]
     right = {3, 5, 6, 7}
     return ["  ".join(cell.rjust(widths[i]) if i in right else cell.ljust(widths[i])
                       for i, cell in enumerate(row)).rstrip() for row in table]
@@ -152,6 +178,24 @@ def _results(report: dict) -> Iterable[tuple[str, str]]:
         yield "answer", answer or report.get("text", "")
 
 
+def _diffs(report: dict) -> Iterable[tuple[str, str]]:
+    """(heading, diff) of each task whose diff was read."""
+    for task in report.get("tasks", []):
+        diff = task.get("diff")
+        if diff:
+            changed, merged = change_cells(task)
+            yield f"{task['id']} diff · {changed} · merged: {merged}", diff
+
+
+def _fence(text: str) -> str:
+    """A code fence longer than any run of backticks in ``text``."""
+    longest = current = 0
+    for char in text:
+        current = current + 1 if char == "`" else 0
+        longest = max(longest, current)
+    return "`" * max(3, longest + 1)
+
+
 def render_text(reports: list[dict]) -> list[str]:
     out: list[str] = []
     for report in reports:
@@ -160,12 +204,14 @@ def render_text(reports: list[dict]) -> list[str]:
         out += headline(report)
         rows = task_rows(report)
         if rows:
-            out += ["", *_table(rows)]
+            out += ["", *_table(rows, header(report))]
         lanes = timeline(report)
         if lanes:
             out += ["", *lanes]
         for name, text in _results(report):
             out += ["", f"── {name} ──", *(text.rstrip().splitlines() or ["(empty)"])]
+        for name, diff in _diffs(report):
+            out += ["", f"── {name} ──", *diff.rstrip().splitlines()]
     return out
 
 
@@ -177,13 +223,18 @@ def render_markdown(reports: list[dict]) -> str:
         parts += [f"- {fact.strip()}" for fact in facts]
         rows = task_rows(report)
         if rows:
-            parts.append("\n| " + " | ".join(TASK_HEADER) + " |")
-            parts.append("|" + "---|" * len(TASK_HEADER))
+            head = header(report)
+            parts.append("\n| " + " | ".join(head) + " |")
+            parts.append("|" + "---|" * len(head))
             parts += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
         lanes = timeline(report)
         if lanes:
             parts += ["", lanes[0], "", "```text", *lanes[1:], "```"]
         for name, text in _results(report):
             parts += ["", f"<details><summary>{name}</summary>", "", text.rstrip() or "(empty)", "", "</details>"]
+        for name, diff in _diffs(report):
+            fence = _fence(diff)
+            parts += ["", f"<details><summary>{name}</summary>", "", f"{fence}diff", diff.rstrip(), fence, "",
+                      "</details>"]
         parts.append("")
     return "\n".join(parts).rstrip() + "\n"

@@ -47,6 +47,10 @@ def task_entry(task: TaskView) -> dict:
         "added": task.changed[1] if task.changed else None,
         "removed": task.changed[2] if task.changed else None,
         "merged": task.merged,
+        # Commit ids in the session's shadow repository: the task's diff is base..result.
+        "base_commit": task.base_commit or None,
+        "result_commit": task.result_commit or None,
+        "conflicts": task.conflicts,
     }
 
 
@@ -131,6 +135,14 @@ def run_report(record: RunRecord, *, session: str = "", ledger: str = "") -> dic
             "duration_s": _round(duration),
         },
     }
+
+
+def session_workspace(path: Path, warnings: list[str] | None = None) -> str:
+    """The workspace the session at ``path`` worked in ("" when its ledger
+    does not say): `paicli report` reads the tasks' diffs from its shadow."""
+    head, _ = split_runs(load(path, warnings))
+    return next((str(line.payload.get("workspace") or line.data.get("workspace") or "")
+                 for line in head if line.event == "session_started"), "")
 
 
 def session_reports(path: Path, prices: Mapping[str, Any] | None = None, warnings: list[str] | None = None) -> list[dict]:

@@ -180,13 +180,21 @@ class RunFold:
                 self.notice = f"replanning after {item.failed_task} failed: {item.reason}"
             case ev.RunFinished():
                 self._run_finished(item, changes)
-            case ev.TaskCommitted() | ev.TaskMerged() if item.task_id in self.tasks:
-                task = self.tasks[item.task_id]
-                if isinstance(item, ev.TaskCommitted):
-                    task.changed = (item.files, item.added, item.removed)
-                else:
-                    task.merged = True
+            case ev.TaskCommitted() | ev.TaskMerged() | ev.MergeConflict() if item.task_id in self.tasks:
+                self._isolation(self.tasks[item.task_id], item)
                 changes.tasks.add(item.task_id)
+                changes.timeline_changed = True
+
+    @staticmethod
+    def _isolation(task: TaskView, item: Any) -> None:
+        if isinstance(item, ev.TaskCommitted):
+            task.changed = (item.files, item.added, item.removed)
+            task.base_commit, task.result_commit = item.base, item.result
+        elif isinstance(item, ev.TaskMerged):
+            task.merged, task.resolved = True, item.resolved
+        else:
+            task.conflicts += 1
+            task.conflict_files = tuple(item.files)
 
     def _ts(self, item: Any) -> float:
         ts = getattr(item, "ts", None)
@@ -261,6 +269,8 @@ class RunFold:
         if task is None:
             return
         at = self._ts(item)
+        if "CONFLICT" in (item.status, task.status):  # its bar changes its look
+            changes.timeline_changed = True
         task.status = item.status
         task.result, task.error = item.result or task.result, item.error
         if item.status == "RUNNING" and task.started is None:

@@ -121,6 +121,15 @@ class TaskView:
     #: whether its work reached the integration ref (docs/isolation.md).
     changed: tuple[int, int, int] | None = None
     merged: bool = False
+    #: The last attempt's base and result commits in the shadow repository
+    #: (its diff is ``base..result``); "" without isolation.
+    base_commit: str = ""
+    result_commit: str = ""
+    #: Merge conflicts the task met, the files of the latest, and whether the
+    #: person's decision settled one on the way to its merge.
+    conflicts: int = 0
+    conflict_files: tuple[str, ...] = ()
+    resolved: bool = False
 
     def elapsed(self, now: float) -> float | None:
         if self.started is None:

@@ -123,7 +123,7 @@ class RunKeys:
     def open_details(self, task_id: str) -> None:
         if task_id not in self.model.tasks:
             return
-        details = self._details = TaskDetailsScreen(self.model, task_id)
+        details = self._details = TaskDetailsScreen(self.model, task_id, diff_source=self.diff_source)
 
         def closed(_: Any) -> None:
             self._details = None

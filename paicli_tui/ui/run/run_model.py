@@ -49,11 +49,24 @@ class RunModel(RunFold):
             return f"{worker} · idle"
         task = self.tasks.get(view.step)
         state = ""
-        if view.reviewing:
+        if task is not None and task.status == "CONFLICT":
+            state = " · ≠ CONFLICT"
+        elif view.reviewing:
             state = " · review"
         elif task is not None and task.status in TERMINAL_STATUSES:
             state = f" · {task.outcome}"
         return f"{worker} · {view.step} · attempt {max(view.attempt, 1)}{state}"
+
+    def in_conflict(self, worker: str) -> bool:
+        """The worker's task waits on a merge conflict: its pane is marked."""
+        task = self.tasks.get(self.workers[worker].step)
+        return task is not None and task.status == "CONFLICT"
+
+    def workers_on(self, task_ids: Iterable[str]) -> set[str]:
+        """The workers showing one of ``task_ids`` (a status that is not
+        final, such as CONFLICT, changes their pane's title too)."""
+        wanted = set(task_ids)
+        return {name for name, view in self.workers.items() if view.step in wanted}
 
     def apply(self, items: Iterable[Any]) -> FrameUpdate:
         update = FrameUpdate()

@@ -83,6 +83,7 @@ class RunScreen(RunKeys, Screen):
         tick: bool = True,
         price: Any = None,
         replay: bool = False,
+        diff_source: Callable[[str, str], str | None] | None = None,
     ) -> None:
         super().__init__(id="run")
         self.goal = goal
@@ -91,6 +92,8 @@ class RunScreen(RunKeys, Screen):
         self.on_cancel_task = on_cancel_task
         #: Opens the undo screen for one task (id, plan version) once the run ended.
         self.on_undo_task = on_undo_task
+        #: Reads a task's diff (base, result commits) for its details.
+        self.diff_source = diff_source
         self.max_entries = max_entries
         self.model = RunModel(tasks_from_plan(plan), workers, clock=clock, kind=kind)
         self.model.replay = replay
@@ -277,8 +280,9 @@ class RunScreen(RunKeys, Screen):
                     tree.update_task(self.model.tasks[task_id])
         for worker, frame_ops in update.output.items():
             await self.pane(worker).write(frame_ops)
-        for worker in update.workers:
+        for worker in update.workers | self.model.workers_on(update.tasks):
             self.pane(worker).set_title(self.model.pane_title(worker))
+            self.pane(worker).set_class(self.model.in_conflict(worker), "-conflict")
         if update.workers and self.layout_now is not None and self.layout_now.mode == "focus" and not self.chosen:
             relayout = relayout or self._selected() not in self.layout_now.shown
         if relayout:

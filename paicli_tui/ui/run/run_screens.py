@@ -42,9 +42,13 @@ def _new_run_screen(app: "PaicliApp", session: "SessionPort", plan: Any, goal: s
     from paicli_tui.ui.run.run_screen import RunScreen
     from paicli_tui.ui.undo.task_undo import task_undo_opener
 
+    from paicli_tui.workspace.receipts import task_diff
+
+    workspace = session.workspace
     return RunScreen(
         plan, goal, workers, kind=kind, on_cancel=session.cancel, on_cancel_task=session.cancel_task,
         on_undo_task=task_undo_opener(app, session), clock=clock, price=price,
+        diff_source=lambda base, result: task_diff(workspace, base, result),
     )
 
 

@@ -12,7 +12,8 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from paicli_tui.present.figures import format_clock, format_elapsed, format_tokens
+from paicli_tui.present.figures import format_changes, format_clock, format_elapsed, format_tokens, merge_word
+from paicli_tui.records.run_views import TaskView
 from paicli_tui.ui.run.run_model import RunModel
 from paicli_tui.ui.run.run_tree import OUTCOME_GLYPHS
 from paicli_tui.ui.run.text_chunks import plain_line
@@ -36,6 +37,21 @@ def first_line(text: str) -> str:
     line = next((line.strip() for line in text.splitlines() if line.strip()), "")
     line = plain_line(line)
     return line if len(line) <= PREVIEW_CHARS else line[: PREVIEW_CHARS - 1] + "…"
+
+
+def change_parts(task: TaskView) -> list[tuple[str, str]]:
+    """With isolation: the files and lines the task changed and whether they
+    were merged; a task held on a merge conflict says so in its colour."""
+    parts: list[tuple[str, str]] = []
+    if task.changed is not None:
+        merged = merge_word(task.changed, task.merged, task.resolved)
+        parts.append((f" · {format_changes(*task.changed)}", ""))
+        if merged and merged != "nothing to merge":
+            parts.append((f" {merged}", "$success" if task.merged else "$warning"))
+    if task.status == "CONFLICT":
+        files = ", ".join(task.conflict_files)
+        parts.append((f" · ≠ conflict{' in ' + files if files else ''}", "$warning bold"))
+    return parts
 
 
 class RunSummary(Vertical):
@@ -89,6 +105,7 @@ class RunSummary(Vertical):
             (task.id, "bold"),
             (f" {outcome}", colour),
             (f" · {figures}" if figures else "", "$text-muted"),
+            *change_parts(task),
             (f" · {task.description}", ""),
             (f" — {detail}" if detail else "", "$text-muted"),
         )

@@ -1,10 +1,14 @@
 """One task in full (Enter or ``d`` on the tree or the summary): what it
 was asked, where it sits in the plan, who ran it, every attempt with its
-report and verdict, its tokens and time, and its whole result as Markdown.
+report and verdict, its tokens and time, with isolation the files it
+changed as a coloured diff against its base (read from the shadow
+repository off the UI thread), and its whole result as Markdown.
 It stays live: the run screen tells it when its task changed, and its times
 tick with the run's clock (recorded times in a replay)."""
 
 from __future__ import annotations
+
+from typing import Callable
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -12,8 +16,10 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Markdown, Static
+from textual.worker import Worker, WorkerState
 
-from paicli_tui.present.figures import format_elapsed, format_tokens
+from paicli_tui.present.figures import format_changes, format_elapsed, format_tokens, merge_word
+from paicli_tui.ui.run.diff_view import diff_lines
 from paicli_tui.ui.run.run_model import RunModel
 from paicli_tui.ui.run.run_summary import OUTCOME_COLOURS
 from paicli_tui.records.run_views import AttemptView
@@ -67,17 +73,23 @@ class TaskDetailsScreen(ModalScreen[None]):
         Binding("enter", "close", "Close", show=False, id="details.close_enter"),
     ]
 
-    def __init__(self, model: RunModel, task_id: str) -> None:
+    def __init__(self, model: RunModel, task_id: str, *,
+                 diff_source: Callable[[str, str], str | None] | None = None) -> None:
         super().__init__()
         self.model = model
         self.task_id = task_id
+        #: Reads the diff between two commits (base, result); None when unknown.
+        self.diff_source = diff_source
         self._shown_result: str | None = None
+        self._diff_of: tuple[str, str] | None = None
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="details"):
             yield Static(id="details-facts")
             yield Static("Attempts", classes="section", id="details-attempts-title")
             yield Static(id="details-attempts")
+            yield Static("Changes", classes="section", id="details-changes-title")
+            yield Static(id="details-changes")
             yield Static("Result", classes="section", id="details-result-title")
             yield Markdown(id="details-result")
 
@@ -112,10 +124,46 @@ class TaskDetailsScreen(ModalScreen[None]):
         self.query_one("#details-facts", Static).update(Content("\n").join(facts))
         lines = [line for attempt in task.attempts for line in attempt_lines(attempt, now)]
         self.query_one("#details-attempts", Static).update(Content("\n").join(lines) if lines else Content("not started"))
+        self._show_changes(task)
         result = task.result or ("_(no result yet)_" if task.status in ("PENDING", "RUNNING") else "_(no result)_")
         if result != self._shown_result:
             self._shown_result = result
             self.query_one("#details-result", Markdown).update(result)
+
+    def _show_changes(self, task) -> None:
+        shown = task.changed is not None
+        self.query_one("#details-changes-title").display = shown
+        self.query_one("#details-changes").display = shown
+        if not shown:
+            return
+        title = f"Changes · {format_changes(*task.changed)}"
+        merged = merge_word(task.changed, task.merged, task.resolved)
+        self.query_one("#details-changes-title", Static).update(title + (f" · {merged}" if merged else ""))
+        commits = (task.base_commit, task.result_commit)
+        if commits == self._diff_of or not task.changed[0]:
+            if not task.changed[0]:
+                self.query_one("#details-changes", Static).update(Content("the task changed no file"))
+            return
+        self._diff_of = commits
+        if self.diff_source is None:
+            self.query_one("#details-changes", Static).update(Content("(the diff is not available here)"))
+            return
+        self.query_one("#details-changes", Static).update(Content.styled("reading the diff…", "$text-muted"))
+        source = self.diff_source
+        self.run_worker(lambda: (commits, source(*commits)), thread=True, group="details-diff", exclusive=True,
+                        exit_on_error=False)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != "details-diff" or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR):
+            return
+        commits, diff = event.worker.result if event.state == WorkerState.SUCCESS else (self._diff_of, None)
+        if commits != self._diff_of:
+            return  # a newer attempt's diff is on its way
+        if diff is None:
+            shown = Content.styled("the diff is no longer available (its commits are gone)", "$text-muted")
+        else:
+            shown = Content("\n").join(diff_lines(diff)) if diff.strip() else Content("no differences")
+        self.query_one("#details-changes", Static).update(shown)
 
     def action_close(self) -> None:
         self.dismiss()

@@ -13,9 +13,12 @@ from paicli_tui.present.figures import format_clock
 from paicli_tui.ui.run.run_model import RunModel
 from paicli_tui.ui.run.timeline_model import Bar, Timeline, build_timeline
 
-OUTCOMES = ("running", "completed", "rejected", "failed", "blocked", "cancelled")
+OUTCOMES = ("running", "completed", "rejected", "failed", "blocked", "cancelled", "conflict")
 LEGEND = (("completed", "done"), ("running", "running"), ("rejected", "rejected"), ("failed", "failed"),
           ("cancelled", "cancelled"))
+#: A bar waiting on a merge conflict has its own fill, so it reads apart
+#: from a rejected one even where the theme gives both the same colour.
+FILLS = {"conflict": "≠"}
 
 
 class RunTimeline(Static):
@@ -30,6 +33,7 @@ class RunTimeline(Static):
         & > .timeline--failed { color: $error; }
         & > .timeline--blocked { color: $warning; }
         & > .timeline--cancelled { color: $text-muted; }
+        & > .timeline--conflict { color: $warning; text-style: bold reverse; }
         & > .timeline--critical { color: $foreground; text-style: bold; }
         & > .timeline--review { color: $secondary; }
         & > .timeline--axis { color: $text-muted; }
@@ -72,7 +76,7 @@ class RunTimeline(Static):
             out.append("\n" + " " * label_width)
             out.append_text(self._marks(chart, bars, cells))
             out.append("\n")
-        out.append_text(self._legend())
+        out.append_text(self._legend(chart))
         return out
 
     def _axis(self, chart: Timeline, label_width: int, cells: int) -> Text:
@@ -90,7 +94,7 @@ class RunTimeline(Static):
             review = chart.column(bar.review_at, cells) if bar.review_at is not None else None
             style = self._style(bar.outcome if bar.outcome in OUTCOMES else "cancelled")
             for cell in range(first, max(first, last) + 1):
-                shade = "▒" if review is not None and cell >= review else "█"
+                shade = "▒" if review is not None and cell >= review else FILLS.get(bar.outcome, "█")
                 row[cell] = (shade, style)
             label = bar.task_id + (f"#{bar.attempt}" if bar.retry else "")
             if last - first + 1 >= len(label) + 2:
@@ -118,11 +122,14 @@ class RunTimeline(Static):
             text.append(char, style)
         return text
 
-    def _legend(self) -> Text:
+    def _legend(self, chart: Timeline) -> Text:
         text = Text()
         for outcome, word in LEGEND:
             text.append("█", self._style(outcome))
             text.append(f" {word} ", self._style("axis"))
+        if any(bar.outcome == "conflict" for _, bars in chart.lanes for bar in bars):
+            text.append("≠", self._style("conflict"))
+            text.append(" conflict ", self._style("axis"))
         text.append("▒◆", self._style("review"))
         text.append(" review ", self._style("axis"))
         text.append("↻", self._style("rejected"))

@@ -20,7 +20,7 @@ class Bar:
     attempt: int
     start: float
     end: float
-    outcome: str  # running | completed | rejected | failed | blocked | cancelled
+    outcome: str  # running | completed | rejected | failed | blocked | cancelled | conflict
     review_at: float | None
     critical: bool
 
@@ -75,6 +75,14 @@ def critical_path(tasks: dict[str, TaskView], now: float) -> list[str]:
     return path[::-1]
 
 
+def _outcome(attempt: AttemptView, task: TaskView | None) -> str:
+    """A running attempt whose task waits on a merge conflict is drawn as one."""
+    if attempt.outcome == "running" and task is not None and task.status == "CONFLICT" \
+            and task.attempts and task.attempts[-1] is attempt:
+        return "conflict"
+    return attempt.outcome
+
+
 def build_timeline(
     attempts: list[AttemptView], tasks: dict[str, TaskView], workers: list[str], origin: float | None, now: float,
     version: int | None = None,
@@ -92,7 +100,7 @@ def build_timeline(
             attempt.number,
             attempt.started,
             attempt.ended if attempt.ended is not None else now,
-            attempt.outcome,
+            _outcome(attempt, tasks.get(attempt.task_id)),
             attempt.review_started,
             current and attempt.task_id in on_path,
         )
