@@ -107,8 +107,9 @@ def test_plan_run_json_ends_with_the_report_that_report_prints(workspace, paicli
     table = _paicli(paicli_home, workspace, "report", session).stdout.splitlines()
     assert table[0] == "run 1 · plan · completed · fetch and use"
     header = next(i for i, line in enumerate(table) if line.startswith("TASK "))
+    # Each task ran in its own tree, so the table says what it changed and whether it merged.
     assert table[header].split() == ["TASK", "STATUS", "WORKER", "TRIES", "VERDICTS", "TIME", "TOKENS", "COST",
-                                     "DESCRIPTION"]
+                                     "CHANGES", "MERGED", "DESCRIPTION"]
     assert any(line.startswith("── task_2 ──") for line in table) and "used" in table
     markdown = _paicli(paicli_home, workspace, "report", "--markdown", session).stdout
     assert markdown.startswith("### run 1 · plan · completed · fetch and use")
