@@ -41,6 +41,9 @@ if TYPE_CHECKING:
 
 #: How a structured reply starts: a JSON object or a fenced block.
 _STRUCTURED_START = ("{", "`")
+#: The person's (or --on-conflict's) decision on a merge conflict, in words.
+CONFLICT_CHOICES = {"rerun": "re-run on top of the merged work", "drop": "its changes dropped",
+                    "fail": "the task fails", "resolve": "merged with the chosen side of each file"}
 
 
 @dataclass
@@ -218,3 +221,9 @@ class PaneRouter:
                 self._notice(up, worker, "warning", f"turn {item.status}{reason}")
             case ev.ApprovalRequested():
                 self._notice(up, worker, "warning", f"? waiting for approval: {item.tool}")
+            case ev.MergeConflict():
+                files = ", ".join(item.files) or "its files"
+                self._notice(up, worker, "warning", f"≠ merge conflict in {files} with work merged before it: "
+                                                    "waiting for your decision")
+            case ev.ConflictDecided():
+                self._notice(up, worker, "retry", f"≠ conflict settled: {CONFLICT_CHOICES.get(item.choice, item.choice)}")

@@ -50,8 +50,9 @@ class RunModel(RunFold):
         task = self.tasks.get(view.step)
         state = ""
         if task is not None and task.status == "CONFLICT":
-            state = " · ≠ CONFLICT"
-        elif view.reviewing:
+            # First, so a narrow pane's cut title still says it.
+            return f"≠ CONFLICT · {worker} · {view.step} · attempt {max(view.attempt, 1)}"
+        if view.reviewing:
             state = " · review"
         elif task is not None and task.status in TERMINAL_STATUSES:
             state = f" · {task.outcome}"

@@ -25,14 +25,17 @@ from paicli_tui.ui.run.run_summary import OUTCOME_COLOURS
 from paicli_tui.records.run_views import AttemptView
 
 
-def attempt_lines(attempt: AttemptView, now: float) -> list[Content]:
+def attempt_lines(attempt: AttemptView, now: float, *, held: bool = False) -> list[Content]:
+    """``held``: the attempt's work waits on a merge conflict (its outcome is not known yet)."""
     took = format_elapsed(attempt.duration(now))
+    outcome = "in conflict" if held and attempt.outcome == "running" else attempt.outcome
     colour = OUTCOME_COLOURS.get(attempt.outcome, "$accent") if attempt.outcome != "rejected" else "$warning"
+    colour = "$warning" if outcome == "in conflict" else colour
     head = Content.assemble(
         (f"attempt {attempt.number}", "bold"),
         f" · {attempt.worker} · {took}",
         (f" · {format_tokens(attempt.tokens)}" if attempt.tokens else "", ""),
-        (f" · {attempt.outcome}", colour),
+        (f" · {outcome}", colour),
     )
     lines = [head]
     if attempt.report is not None:
@@ -118,11 +121,16 @@ class TaskDetailsScreen(ModalScreen[None]):
             Content.assemble(("depends on ", "$text-muted"), ", ".join(task.dependencies) or "nothing"),
             Content.assemble(("needed by ", "$text-muted"), ", ".join(self.model.dependents(task.id)) or "nothing"),
         ]
+        if task.status == "CONFLICT":
+            files = ", ".join(task.conflict_files) or "its files"
+            facts.append(Content.assemble(("conflict ", "$text-muted"), (f"≠ {files}", "$warning bold"),
+                                          " · its change clashes with work merged before it; waiting for your decision"))
         if task.error:
             facts.append(Content.assemble(("error ", "$text-muted"), (task.error, "$error")))
         facts.extend(Content.assemble(("note ", "$text-muted"), note) for note in task.notes)
         self.query_one("#details-facts", Static).update(Content("\n").join(facts))
-        lines = [line for attempt in task.attempts for line in attempt_lines(attempt, now)]
+        lines = [line for attempt in task.attempts
+                 for line in attempt_lines(attempt, now, held=task.status == "CONFLICT" and attempt is task.attempts[-1])]
         self.query_one("#details-attempts", Static).update(Content("\n").join(lines) if lines else Content("not started"))
         self._show_changes(task)
         result = task.result or ("_(no result yet)_" if task.status in ("PENDING", "RUNNING") else "_(no result)_")
