@@ -51,6 +51,10 @@ sys.path.insert(0, str(ROOT))
 
 from tests.support.llama_server import LlamaServer, missing  # noqa: E402
 
+# Raw JSON, not read_ledger: a ledger of the "before" tree may hold fields this
+# tree's schema would skip, and the figures must count every line.
+from local_plans import ledger  # noqa: E402
+
 GOALS = (
     "Rename the function greet in pkg/app.py to welcome",
     "Add a CHANGELOG.md with one entry for version 0.1",
@@ -155,17 +159,6 @@ def fold(lines: list[dict], run: Run) -> None:
     changed = bool(of("checkpoint"))
     ok = bool(outcomes) and outcomes[-1]["payload"]["ok"]
     run.completed_nothing_done = ok and not of("tool_result") and not changed and lines[0:1] != []
-
-
-def ledger(home: Path) -> list[dict]:
-    lines = []
-    for path in sorted((home / "history" / "raw").glob("*.jsonl")):
-        for raw in path.read_text(encoding="utf-8").splitlines():
-            try:
-                lines.append(json.loads(raw))
-            except json.JSONDecodeError:
-                continue
-    return lines
 
 
 def before_tree(ref: str, into: Path) -> Path:
