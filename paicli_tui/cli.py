@@ -83,6 +83,18 @@ def build_parser() -> argparse.ArgumentParser:
     limits.add_argument("--run-max-seconds", type=float, metavar="S", help="wall time for the whole run")
     run.add_argument("goal", nargs="*", help="what to do")
 
+    resume = sub.add_parser("resume", help="go on with an interrupted /plan or /team run (killed, cancelled or "
+                                           "stopped by a budget): completed work is kept, not run again")
+    _model_flags(resume, sub=True)
+    resume.add_argument("session", nargs="?", help="session id or ledger path (default: --last)")
+    resume.add_argument("--last", action="store_true", help="the newest interrupted run of this workspace")
+    resume.add_argument("--yes", "-y", action="store_true", help="resume without asking; approve tool calls")
+    resume.add_argument("--json", action="store_true", help="print JSON events (one per line) instead of text")
+    budgets = resume.add_argument_group("budgets (default: the run's own; the run goes on from what it spent)")
+    budgets.add_argument("--run-max-turns", type=int, metavar="N", help="model calls for the whole run")
+    budgets.add_argument("--run-max-tokens", type=int, metavar="N", help="tokens for the whole run")
+    budgets.add_argument("--run-max-seconds", type=float, metavar="S", help="wall time for the whole run")
+
     acp = sub.add_parser("acp", help="serve editors (Zed, JetBrains, Toad) over the Agent Client Protocol on stdio",
                          description="An Agent Client Protocol agent on stdin/stdout for editors; see docs/acp.md. "
                                      "The editor starts it; stdout carries only the protocol, logs go to stderr.")
@@ -166,6 +178,7 @@ HANDLERS = {
     None: "tui",
     "run": "run",
     "acp": "acp",
+    "resume": "resume",
     "plan": "plan_check",
     "sessions": "sessions",
     "replay": "replay",
@@ -191,7 +204,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         # The app and `run` write a ledger, `undo` its record of what it restored, index and memory
         # the database; the rest only read.
-        check_dirs(create=args.command in (None, "run", "acp", "undo", "index", "memory"))
+        check_dirs(create=args.command in (None, "run", "resume", "acp", "undo", "index", "memory"))
     except ConfigError as exc:
         print(f"paicli: {exc}", file=sys.stderr)
         return 2

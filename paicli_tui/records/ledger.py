@@ -9,6 +9,7 @@ last line with a warning. Streaming deltas are not written one by one (the
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import threading
@@ -50,6 +51,11 @@ class Ledger:
         os.chmod(self.path.parent, 0o700)
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         os.chmod(self.path, 0o600)
+        try:
+            # Held while this process writes: a later start knows the run is alive (records/killed.py).
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            pass
         self._lock = threading.Lock()
         self._seq = _last_seq(self.path)  # a resumed session continues its own ledger
         # Secret values (API keys) that must never be written, even if some
