@@ -64,7 +64,7 @@ class ResumeScript:
         with self._lock:
             self.requests.append((agent, own))
         last = messages[-1] if messages else {}
-        if last.get("role") != "tool":
+        if last.get("role") != "tool" and request.tools:
             return Reply(tool_calls=[("write_file", {"path": f"{own}.txt", "content": content_of(own)})],
                          delay=self.delay)
         if self.kind == "team":
