@@ -42,6 +42,11 @@ def build_parser() -> argparse.ArgumentParser:
     _model_flags(parser)
     parser.add_argument("--plan-file", metavar="FILE", help="open the review screen on a saved plan")
     parser.add_argument("--theme", help="theme name (remembered when changed in the app)")
+    goes_on = parser.add_mutually_exclusive_group()
+    goes_on.add_argument("-c", "--continue", dest="continue_last", action="store_true",
+                         help="continue the last session of this workspace: its conversation and transcript")
+    goes_on.add_argument("--resume", metavar="SESSION", dest="resume_session",
+                         help="continue SESSION (an id from `paicli sessions`): its conversation and transcript")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     run = sub.add_parser("run", help="run one goal without the full-screen UI")

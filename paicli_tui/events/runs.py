@@ -88,7 +88,8 @@ class RunResumed(Event):
     as the run goes on; ``integration`` the isolated run's head it continues
     from ("" without isolation); ``spent`` the run budget already used
     (turns, tokens, seconds); ``edited`` the files changed in the workspace
-    since the run stopped (merged at the end, never overwritten)."""
+    since the run stopped (merged at the end, never overwritten); ``kind``,
+    ``goal`` and ``workers`` as the run was started."""
 
     name: ClassVar[str] = "run_resumed"
     stopped: str
@@ -101,6 +102,9 @@ class RunResumed(Event):
     integration: str = ""
     spent: dict = field(default_factory=dict)
     edited: tuple[str, ...] = ()
+    kind: str = ""
+    goal: str = ""
+    workers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,8 @@ class ResumeState:
     start: str = ""
     #: (task id, merge commit) of every merge into the integration ref, in order.
     merges: list[tuple[str, str]] = field(default_factory=list)
+    #: The isolated run's result reached the workspace (or its branch).
+    applied: bool = False
     why_not: str = ""
 
     @property
@@ -162,7 +164,7 @@ def _fold(state: ResumeState, run: RunLines) -> None:
                 state.seconds = float((p.get("spent") or {}).get("seconds") or 0.0)
                 segment_start = ts
                 outcome = cancelled = limit = ""
-                state.finished = ""
+                state.finished, state.applied = "", False
             case "dispatch" if p.get("task_id") in state.tasks:
                 task = state.tasks[str(p["task_id"])]
                 task.attempt = max(task.attempt, int(p.get("attempt") or 1))
@@ -181,6 +183,8 @@ def _fold(state: ResumeState, run: RunLines) -> None:
             case "workspace_snapshot":
                 state.isolation_run, state.start = str(p.get("run") or ""), str(p.get("start") or "")
                 state.merges = []
+            case "run_applied":
+                state.applied = True
             case "task_merged":
                 state.merges.append((str(p.get("task_id") or ""), str(p.get("merge") or "")))
             case "run_cancelled":
@@ -210,6 +214,8 @@ def _why_stopped(outcome: str, cancelled: str, limit: str) -> str:
         return cancelled
     if not outcome or outcome == KILLED_STATUS:
         return KILLED_TEXT
+    if outcome.lower() == "cancelled":
+        return "cancelled"
     return f"it ended {outcome}"
 
 
@@ -218,9 +224,10 @@ def _why_not(state: ResumeState, outcome: str, cancelled: str, limit: str) -> st
         return f"a {state.kind} run has no plan to go on with (a conversation continues with `paicli -c`)"
     if not state.tasks:
         return "it stopped before a plan was approved: there is nothing to keep (start it again)"
-    if state.finished == "COMPLETED" or all(t.status == "COMPLETED" for t in state.tasks.values()):
+    if state.finished == "COMPLETED" and (state.applied or not state.isolation_run):
         return "it completed"
-    if outcome and outcome != KILLED_STATUS and not cancelled and not limit:
+    # Every task done but the end not reached (the result not yet applied): a resume finishes it.
+    if outcome and outcome.lower() not in (KILLED_STATUS, "cancelled") and not cancelled and not limit:
         return f"it ended {outcome} on its own (a failed task is not run again)"
     return ""
 

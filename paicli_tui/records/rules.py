@@ -261,12 +261,18 @@ class RepairAfterRejection(Rule):
 class ResumeKeeps(Rule):
     name, text = "resume-keeps", "a resumed run keeps only what completed, and nothing completed runs again"
 
+    def __init__(self, kind):
+        super().__init__(kind)
+        self.completed: set[str] = set()  # ever, in this run (a plan edited before resuming keeps the same ids)
+
     def check(self, line, plan):
         p = _p(line)
+        if line.event == "status" and p.get("status") == "COMPLETED":
+            self.completed.add(str(p.get("task_id")))
         if line.event == "run_resumed":
             found = []
             for task in p.get("kept") or []:
-                if plan.status.get(str(task)) != "COMPLETED":
+                if str(task) not in self.completed:
                     found += self.v(line, f"{task} kept as completed but it is {plan.status.get(str(task), 'PENDING')}")
             return found
         if _first_dispatch(line) and plan.status.get(str(p.get("task_id"))) == "COMPLETED":

@@ -200,8 +200,8 @@ class Session(ModeAndModel, GrantKeeping, Resuming):
                 return self.start_team(goal, plan)
             case ClearConversation():
                 return self._start(self._clear_job)
-            case ResumeRun(state=state, plan=plan):
-                return self._start(self.run_resume, state, plan)
+            case ResumeRun(state=state, plan=plan, edit=edit):
+                return self._start(self.run_resume, state, plan, edit)
         raise TypeError(f"not a session command: {command!r}")
 
     def start_react(self, text: str, attachments: tuple[str, ...] = ()) -> "Future[RunOutcome]":
@@ -244,6 +244,7 @@ class Session(ModeAndModel, GrantKeeping, Resuming):
                 return outcome
             finally:
                 self._finish_checkpoints()  # a run that raised still closes its checkpoints
+                self.end_resumed_ledger()
                 self.knowledge.end_run(cancelled=True, reason="the run stopped with an error")  # no-op once ended
                 self.bus.mode = "react"
                 self._busy.release()

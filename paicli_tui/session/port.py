@@ -88,10 +88,12 @@ class ResumeRun:
     """Go on with an interrupted /plan or /team run of this session's ledger:
     completed work kept, interrupted tasks run again from their base.
     ``plan``: the person edited the plan first (finished tasks it still
-    holds unchanged stay finished)."""
+    holds unchanged stay finished). ``edit``: open the plan review first,
+    on the current plan with its finished tasks marked."""
 
     state: "ResumeState"
     plan: "Plan | None" = None
+    edit: bool = False
 
 
 SessionCommand = Union[AgentTurn, PlanRun, TeamRun, ClearConversation, ResumeRun]

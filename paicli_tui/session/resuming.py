@@ -68,11 +68,19 @@ def continued_budget(state: "ResumeState", turns: int | None, tokens: int | None
 class Resuming:
     """Mixed into the live session: ``run_resume`` is the engine job."""
 
-    def run_resume(self, state: "ResumeState", edited: Plan | None = None) -> RunOutcome:
+    _resumed_ledger = None
+
+    def run_resume(self, state: "ResumeState", edited: Plan | None = None, edit: bool = False) -> RunOutcome:
         from paicli_tui.tools.trusted_urls import TrustedUrls
 
         kind = state.kind
         s = self.settings
+        self._write_to(state)
+        if edit and edited is None and self.plan_reviewer is not None:
+            reviewed = self._review_before_resume(state)
+            if isinstance(reviewed, RunOutcome):
+                return reviewed
+            edited = reviewed
         self.bus.mode = kind
         self._checkpoint_run = self.checkpoints.begin_run(kind, state.goal)
         self._run_budget = continued_budget(state, s.run_max_turns, s.run_max_tokens, s.run_max_seconds)
@@ -80,7 +88,7 @@ class Resuming:
         self.knowledge.begin_run(f"{self.session_id}/{self._runs}")
         plan, kept, redone = resumed_plan(state, edited)
         version = state.version
-        if edited is not None:
+        if edited is not None and edited.to_dict() != state.plan:
             version += 1
             self.bus.publish(PlanProposed("session", version, "edit", state.goal, plan.to_dict()))
         isolation, integration, edited_files, problem = self._resume_isolation(state, kept)
@@ -92,7 +100,8 @@ class Resuming:
         self.bus.publish(RunResumed(
             "session", state.stopped, tuple(kept), tuple(redone), version, plan.to_dict(),
             {t.id: t.status.value for t in plan.tasks}, state.replans, integration,
-            {"turns": state.turns, "tokens": state.tokens, "seconds": round(state.seconds, 3)}, tuple(edited_files)))
+            {"turns": state.turns, "tokens": state.tokens, "seconds": round(state.seconds, 3)}, tuple(edited_files),
+            kind, state.goal, tuple(state.workers)))
         trusted = TrustedUrls.from_user_text(state.goal)
         try:
             if kind == "team":
@@ -104,6 +113,39 @@ class Resuming:
             self.isolation.close()
         text = f"{report.summary}\n{applied}" if applied else report.summary
         return RunOutcome(kind, report.status.value == "COMPLETED", report.status.value, text)
+
+    def _write_to(self, state: "ResumeState") -> None:
+        """The run goes on in its own ledger: a session resuming another
+        session's run (``/resume`` in the app) writes there meanwhile."""
+        from paicli_tui.records.ledger import Ledger
+
+        if state.session == self.session_id:
+            return
+        self.ledger.paused = True
+        self._resumed_ledger = Ledger(self.bus, state.path, redact=self.redactor.secrets, session=state.session)
+
+    def end_resumed_ledger(self) -> None:
+        """After the job (its outcome written): back to the session's own ledger."""
+        side, self._resumed_ledger = self._resumed_ledger, None
+        if side is not None:
+            side.close()
+            self.ledger.paused = False
+
+    def _review_before_resume(self, state: "ResumeState") -> "Plan | RunOutcome":
+        """The person edits the plan first: the review opens on the current
+        plan, its finished tasks marked; amendments go to the planner."""
+        from paicli_tui.plan.planner import Planner, planner_options
+        from paicli_tui.plan.review import review_loop
+
+        plan, _, _ = resumed_plan(state)
+        team = state.kind == "team"
+        planner = Planner(self.client, self.assembler, agent="planner", role="team-planner" if team else "planner",
+                          id_prefix="step" if team else "task", bus=self.bus, **planner_options(self.settings))
+        approved = review_loop(planner, self.plan_reviewer, state.goal, plan, on_error=self.plan_reviewer.report_error)
+        if approved is None:
+            return RunOutcome(state.kind, False, "cancelled", "resume cancelled at the plan review; the run can "
+                                                              "still be resumed")
+        return approved
 
     def _resume_isolation(self, state: "ResumeState", kept: list[str]
                           ) -> "tuple[TaskIsolation | None, str, list[str], str]":

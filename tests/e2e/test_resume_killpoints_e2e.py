@@ -37,7 +37,7 @@ STEPS = [("make one", []), ("make two", []), ("make three", [1]), ("make four", 
          ("make six", [5])]
 POINTS = 30
 SEED = 29
-DELAY = 0.05
+DELAY = 0.02
 
 
 def _script(kind: str) -> ResumeScript:
@@ -85,7 +85,11 @@ def reference(tmp_path_factory):
         assert proc.returncode == 0, proc.stderr
         lines = _lines(_ledger(home))
         names = [line["event"] for line in lines]
-        window = (names.index("run_started") + 1, names.index("run_finished"))
+        # SIGKILL may land up to the run's end (its result then is applied by the resume); SIGTERM
+        # lets a run whose last task is done finish by itself, so its points end at that task.
+        last_done = max(i for i, line in enumerate(lines) if line["event"] == "status"
+                        and line["payload"]["status"] == "COMPLETED")
+        window = (names.index("run_started") + 1, names.index("run_finished") if kind == "team" else last_done)
         found[kind] = (_files(workspace), _statuses(lines), window)
     return found
 
@@ -121,6 +125,10 @@ def _stop_and_resume(kind: str, index: int, signum: int, reference, tmp_path) ->
         _stop_at(proc, home, _point(kind, index, window), signum)
         asked_before = len(script.requests)
         before = read_resume_state(_ledger(home))
+        if signum == signal.SIGTERM and before.why_not == "it completed":
+            # Stopped after its last task: the run finished and applied its result before it exited.
+            assert _files(workspace) == files and _statuses(_lines(_ledger(home))) == statuses
+            return None
         assert before.resumable, before.why_not
         resumed = run_paicli(["resume", "--last", "--yes", "--base-url", server.base_url, "--model", "m"],
                              home=home, cwd=workspace, timeout=60)
@@ -146,6 +154,8 @@ def test_team_killed_anywhere_resumes_to_the_same_end(index, reference, tmp_path
 @pytest.mark.parametrize("index", range(POINTS))
 def test_plan_stopped_by_sigterm_anywhere_resumes_to_the_same_end(index, reference, tmp_path):
     lines = _stop_and_resume("plan", index, signal.SIGTERM, reference, tmp_path)
+    if lines is None:
+        return
     resumed = next(line for line in lines if line["event"] == "run_resumed")
     assert "SIGTERM" in resumed["payload"]["stopped"]
 
