@@ -137,3 +137,25 @@ def test_verify_catches_a_resume_that_keeps_unfinished_work_or_reruns_finished_w
         line["seq"] = seq
     broken = verify_ledger(write_lines(tmp_path / "rerun.jsonl", rerun))
     assert any(v.rule == "resume-keeps" and "dispatched again" in v.message for v in broken.violations)
+
+
+def test_a_step_caught_on_its_retry_goes_on_at_that_attempt_with_its_feedback(tmp_path):
+    path = record(tmp_path, "team", "make four files", ResumeScript("team", STEPS, reject="step_3", delay=0),
+                  workers=2, isolation="off")
+    lines = lines_of(path)
+    at = next(i for i, line in enumerate(lines) if line["event"] == "dispatch"
+              and line["payload"]["task_id"] == "step_3" and line["payload"]["attempt"] == 2)
+    write_lines(path, lines[: at + 1])
+    state = read_resume_state(path)
+    assert state.tasks["step_3"].attempt == 2 and state.tasks["step_3"].feedback
+    script = ResumeScript("team", STEPS, delay=0)
+    _, outcome = _resume_in_process(path, tmp_path / "ws", script)
+    assert outcome.ok, outcome.text
+    after = lines_of(path)[at + 1:]
+    retries = [line["payload"]["attempt"] for line in after
+               if line["event"] == "dispatch" and line["payload"]["task_id"] == "step_3"]
+    assert retries == [1, 2], "occupied once, then the attempt it had reached; no new retries granted"
+    asked = [json.dumps(line["payload"]) for line in after if line["event"] == "model_request"
+             and line["actor"].startswith("worker") and "Your step: step_3" in json.dumps(line["payload"])]
+    assert asked and "The previous result was rejected by review" in asked[0], "sent with the review's feedback"
+    assert verify_ledger(path).ok
