@@ -29,11 +29,17 @@ def resume_isolation(workspace: Path, run_id: str, *, start: str, head: str, mer
 
 
 def edited_since_start(run: IsolatedRun) -> list[str]:
-    """Workspace files that differ from the run's start state: nothing of the
-    run reaches the workspace before its end, so these are the person's."""
+    """Workspace files that differ from the run's start state and from the
+    run's own result: nothing of the run reaches the workspace before its
+    end (a file already as the run made it was written by an end the kill
+    cut short), so these are the person's."""
     now = snapshot(run.repo, parent=run.start, message=f"paicli {run.run_id}: workspace at resume")
-    old, new = tree_of(run.repo, run.start), tree_of(run.repo, now)
-    if old == new:
+    new = tree_of(run.repo, now)
+    if new == tree_of(run.repo, run.start):
         return []
-    out = run.repo.git().run("diff-tree", "-r", "--name-only", "--no-renames", old, new)
-    return [path for path in out.splitlines() if path]
+    return sorted(_differing(run, run.start, new) & _differing(run, run.head, new))
+
+
+def _differing(run: IsolatedRun, old: str, new: str) -> set[str]:
+    out = run.repo.git().run("diff-tree", "-r", "--name-only", "--no-renames", tree_of(run.repo, old), new)
+    return {path for path in out.splitlines() if path}
