@@ -26,8 +26,8 @@ STEPS = [("make one", []), ("make two", []), ("make three", [1]), ("make four", 
 
 
 def _config(**extra) -> Settings:
-    return Settings(provider="custom", base_url="http://scripted.invalid/v1", model="m", max_retries=0,
-                    isolation="off", workers=2, **extra)
+    return Settings(**{"provider": "custom", "base_url": "http://scripted.invalid/v1", "model": "m", "max_retries": 0,
+                       "isolation": "off", "workers": 2, **extra})
 
 
 def _status_cut(tmp_path, task: str, status: str):
@@ -158,4 +158,30 @@ def test_a_step_caught_on_its_retry_goes_on_at_that_attempt_with_its_feedback(tm
     asked = [json.dumps(line["payload"]) for line in after if line["event"] == "model_request"
              and line["actor"].startswith("worker") and "Your step: step_3" in json.dumps(line["payload"])]
     assert asked and "The previous result was rejected by review" in asked[0], "sent with the review's feedback"
+    assert verify_ledger(path).ok
+
+
+def test_a_replanned_run_goes_on_with_its_new_plan_and_its_replan_count(tmp_path):
+    from tests.support.recorder import plan_with_replan
+
+    path = plan_with_replan(tmp_path)
+    lines = lines_of(path)
+    replanned = next(i for i, line in enumerate(lines) if line["event"] == "plan_version"
+                     and line["payload"]["origin"] == "replan")
+    at = next(i for i, line in enumerate(lines) if i > replanned and line["event"] == "status"
+              and line["payload"]["status"] == "COMPLETED")
+    write_lines(path, lines[: at + 1])
+    state = read_resume_state(path)
+    assert (state.version, state.replans, state.kept) == (2, 1, ["task_1"])
+    script = Script({"task_2": [Reply(content="used")]})
+    session = Session(_config(parallelism=2, isolation="on"), tmp_path / "ws", approver=AutoApprover(),
+                      transport=ScriptedTransport(script), session_id=state.session)
+    try:
+        outcome = session.submit(ResumeRun(state)).result(timeout=20)
+    finally:
+        session.close()
+    assert outcome.ok, outcome.text
+    assert [r.agent for r in script.requests] == ["task_2"], "the planner is not asked again, task_1 not re-run"
+    (resumed,) = [line["payload"] for line in lines_of(path) if line["event"] == "run_resumed"]
+    assert (resumed["version"], resumed["replans"]) == (2, 1)
     assert verify_ledger(path).ok
