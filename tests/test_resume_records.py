@@ -185,3 +185,21 @@ def test_a_replanned_run_goes_on_with_its_new_plan_and_its_replan_count(tmp_path
     (resumed,) = [line["payload"] for line in lines_of(path) if line["event"] == "run_resumed"]
     assert (resumed["version"], resumed["replans"]) == (2, 1)
     assert verify_ledger(path).ok
+
+
+def test_the_report_of_a_resumed_run_shows_its_end(tmp_path):
+    from paicli_tui.records.report import session_reports
+
+    path = record(tmp_path, "team", "make four files", ResumeScript("team", STEPS, delay=0), workers=2,
+                  isolation="off")
+    lines = lines_of(path)
+    at = next(i for i, line in enumerate(lines) if line["event"] == "dispatch" and line["payload"]["task_id"] == "step_4")
+    write_lines(path, lines[: at + 2])  # dispatched and RUNNING
+    state, outcome = _resume_in_process(path, tmp_path / "ws", ResumeScript("team", STEPS, delay=0))
+    assert outcome.ok and "step_4" in state.redone
+    (report,) = session_reports(path)
+    assert report["status"] == "COMPLETED"
+    tasks = {task["id"]: task for task in report["tasks"]}
+    assert {task["status"] for task in tasks.values()} == {"COMPLETED"}
+    assert tasks["step_4"]["attempts"] == 1, "run again after the kill, not a retry"
+    assert tasks["step_4"]["result"] == "step_4 written"

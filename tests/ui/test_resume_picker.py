@@ -34,12 +34,14 @@ SIZES = {"wide": (120, 36), "narrow": (80, 24)}
 
 
 def _interrupted(tmp_path):
-    """A team run's ledger cut just after step_2 completed; its workspace."""
+    """A team run's ledger cut just after step_1 and step_2 completed (in
+    whichever order the two workers finished them); its workspace."""
     path = record(tmp_path, "team", "make four files", ResumeScript("team", STEPS, delay=0), workers=2,
                   isolation="off")
     lines = lines_of(path)
-    at = next(i for i, line in enumerate(lines) if line["event"] == "status"
-              and line["payload"].get("task_id") == "step_2" and line["payload"].get("status") == "COMPLETED")
+    at = max(i for i, line in enumerate(lines) if line["event"] == "status"
+             and line["payload"].get("task_id") in ("step_1", "step_2")
+             and line["payload"].get("status") == "COMPLETED")
     return write_lines(path, lines[: at + 1]), tmp_path / "ws"
 
 
