@@ -203,3 +203,17 @@ def test_the_report_of_a_resumed_run_shows_its_end(tmp_path):
     assert {task["status"] for task in tasks.values()} == {"COMPLETED"}
     assert tasks["step_4"]["attempts"] == 1, "run again after the kill, not a retry"
     assert tasks["step_4"]["result"] == "step_4 written"
+
+
+def test_a_session_may_resume_a_run_it_cancelled_itself(tmp_path):
+    """Esc by mistake: the run the app's own session cancelled is offered
+    again, though that session still holds its ledger; another live
+    session's is not."""
+    path, workspace = _status_cut(tmp_path, "step_1", "COMPLETED")
+    alive = Ledger(EventBus(path.stem), path)
+    try:
+        assert newest_resumable(workspace) is None
+        (state,) = [s for s in [newest_resumable(workspace, own=path.stem)] if s is not None]
+        assert state.session == path.stem
+    finally:
+        alive.close()

@@ -19,8 +19,11 @@ def _workspace_of(path: Path) -> str:
     return str(payload.get("workspace") or "") if isinstance(payload, dict) else ""
 
 
-def resumable_runs(workspace: Path, directory: Path | None = None) -> list[ResumeState]:
-    """This workspace's interrupted /plan and /team runs, newest stop first."""
+def resumable_runs(workspace: Path, directory: Path | None = None, *, own: str = "") -> list[ResumeState]:
+    """This workspace's interrupted /plan and /team runs, newest stop first.
+    A ledger another process holds is live, not interrupted; ``own`` is the
+    asking session's id, whose ledger it holds itself (a run it cancelled
+    may go on)."""
     from paicli_tui.records.killed import held_by_a_process
 
     folder = directory or ledger_dir()
@@ -29,7 +32,7 @@ def resumable_runs(workspace: Path, directory: Path | None = None) -> list[Resum
     where = str(workspace.resolve())
     found = []
     for path in folder.glob("*.jsonl"):
-        if _workspace_of(path) != where or held_by_a_process(path):
+        if _workspace_of(path) != where or (path.stem != own and held_by_a_process(path)):
             continue
         state = resume_state_of(path)
         if state is not None and state.resumable:
@@ -37,6 +40,6 @@ def resumable_runs(workspace: Path, directory: Path | None = None) -> list[Resum
     return sorted(found, key=lambda s: (s.stopped_at, s.session), reverse=True)
 
 
-def newest_resumable(workspace: Path, directory: Path | None = None) -> ResumeState | None:
-    runs = resumable_runs(workspace, directory)
+def newest_resumable(workspace: Path, directory: Path | None = None, *, own: str = "") -> ResumeState | None:
+    runs = resumable_runs(workspace, directory, own=own)
     return runs[0] if runs else None

@@ -75,7 +75,7 @@ class CommandRunner:
         if screen.session.busy:
             await screen.transcript.add_line("a run is going: /resume once it ends (Esc cancels it)", "warning")
             return
-        runs = resumable_runs(screen.session.workspace)
+        runs = resumable_runs(screen.session.workspace, own=screen.session.session_id)
         if not runs:
             await screen.transcript.add_line("no interrupted /plan or /team run of this workspace to resume", "info")
             return
