@@ -36,7 +36,7 @@ from paicli_tui.events.knowledge import (
     MemorySaved, MemoryHeld, MemoryDiscarded, MemoryDeleted, MemoryRecalled, IndexProgress, IndexBuilt,
 )
 from paicli_tui.events.runs import (
-    RunRequested, RunStarted, RunLimitReached, RunCancelled, RunOutcomeRecorded, SecretsRedacted,
+    RunRequested, RunStarted, RunLimitReached, RunCancelled, RunOutcomeRecorded, RunResumed, SecretsRedacted,
 )
 from paicli_tui.events.workspace import (
     WorkspaceSnapshot, TaskBase, TaskCommitted, TaskMerged, MergeConflict, ConflictDecided, RunApplied, IsolationSwept,
@@ -51,7 +51,7 @@ __all__ = [
     "PlanProposed", "PlanRejected", "RepairRequested", "TaskDispatched", "TaskStatusChanged", "ReplanTriggered",
     "RunFinished", "WorkerReportParsed", "ReviewStarted", "ReviewVerdictGiven", "StepRetry", "MemorySaved",
     "MemoryHeld", "MemoryDiscarded", "MemoryDeleted", "MemoryRecalled", "IndexProgress", "IndexBuilt", "RunRequested",
-    "RunStarted", "RunLimitReached", "RunCancelled", "RunOutcomeRecorded", "SecretsRedacted",
+    "RunStarted", "RunLimitReached", "RunCancelled", "RunOutcomeRecorded", "RunResumed", "SecretsRedacted",
     "WorkspaceSnapshot", "TaskBase", "TaskCommitted", "TaskMerged", "MergeConflict", "ConflictDecided",
     "RunApplied", "IsolationSwept",
     "HookRan", "HooksTrusted",

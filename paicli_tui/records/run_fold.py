@@ -171,6 +171,8 @@ class RunFold:
                 self._response(item, changes)
             case ev.RunStarted():
                 self._started(item, changes)
+            case ev.RunResumed():
+                self._resumed(item, changes)
             case ev.PlanProposed() if item.origin == "replan":
                 self.version = item.version
                 self._set_tasks(tasks_from_plan(item.plan))
@@ -235,6 +237,27 @@ class RunFold:
         if tasks and shape(tasks) != shape(self.task_list()):
             self._set_tasks(tasks)
             changes.plan_replaced = True
+        self._adopt(self.task_list())
+
+    def _resumed(self, item: ev.RunResumed, changes: RunChanges) -> None:
+        """An interrupted run goes on: the plan it goes on with (edited
+        first, perhaps), what it kept finished, the rest to run again."""
+        self.version = item.version
+        self.finished, self.finished_at = False, None
+        before = dict(self.tasks)
+        tasks = tasks_from_plan(item.plan)
+        if tasks and [t.id for t in tasks] != self.order or any(
+                (t.description, t.dependencies) != (before[t.id].description, before[t.id].dependencies)
+                for t in tasks if t.id in before):
+            self._set_tasks(tasks)
+            changes.plan_replaced = True
+        for task in self.task_list():
+            status = item.statuses.get(task.id, "PENDING")
+            if status == "PENDING" or task.id not in before:
+                task.status = status
+            elif task is not before[task.id]:
+                task.status, task.result = status, before[task.id].result
+            changes.tasks.add(task.id)
         self._adopt(self.task_list())
 
     def _dispatched(self, item: ev.TaskDispatched, changes: RunChanges) -> None:

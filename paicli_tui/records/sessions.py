@@ -56,6 +56,8 @@ class RunSummary:
     goal: str
     outcome: str = "unfinished"
     tokens: int = 0
+    #: An interrupted /plan or /team run `paicli resume` can go on with.
+    resumable: bool = False
 
     @property
     def when(self) -> str:
@@ -120,6 +122,7 @@ def summarize_session(path: Path) -> SessionSummary:
         started = path.stat().st_mtime
     if runs:
         first, last = runs[0], runs[-1]
+        last.resumable = _resumable(path, last)
         return SessionSummary(path.stem, str(path), started, first.kind or "?", first.goal, last.outcome, tokens,
                               tuple(runs))
     outcome = outcome_word(legacy_outcome) if legacy_outcome else "unfinished"
@@ -129,6 +132,19 @@ def summarize_session(path: Path) -> SessionSummary:
         return SessionSummary(path.stem, str(path), started, only.kind, only.goal, outcome, tokens, (only,))
     # A launch of the app that never ran anything.
     return SessionSummary(path.stem, str(path), started, legacy_mode or "?", "", outcome, tokens)
+
+
+def _resumable(path: Path, last: RunSummary) -> bool:
+    """Read again only for a plan or team run that did not complete."""
+    if last.kind not in ("plan", "team") or last.outcome == "completed":
+        return False
+    from paicli_tui.records.killed import held_by_a_process
+    from paicli_tui.records.resume_state import resume_state_of
+
+    if held_by_a_process(path):
+        return False
+    state = resume_state_of(path)
+    return state is not None and state.resumable
 
 
 def list_sessions(directory: Path | None = None) -> list[SessionSummary]:

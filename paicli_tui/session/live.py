@@ -37,8 +37,10 @@ from paicli_tui.session.grant_keeping import GrantKeeping
 from paicli_tui.session.mode_and_model import ModeAndModel
 from paicli_tui.session.planning import plan_and_review
 from paicli_tui.session.port import (
-    AgentTurn, ClearConversation, PlanRun, ProviderUnavailable, RunKind, RunOutcome, SessionBusy, SessionCommand, TeamRun,
+    AgentTurn, ClearConversation, PlanRun, ProviderUnavailable, ResumeRun, RunKind, RunOutcome, SessionBusy,
+    SessionCommand, TeamRun,
 )
+from paicli_tui.session.resuming import Resuming
 
 if TYPE_CHECKING:
     from paicli_tui.plan.model import Plan
@@ -49,7 +51,7 @@ if TYPE_CHECKING:
 LIMIT_SETTINGS = ("max_turns", "max_tokens", "max_seconds", "run_max_turns", "run_max_tokens", "run_max_seconds")
 
 
-class Session(ModeAndModel, GrantKeeping):
+class Session(ModeAndModel, GrantKeeping, Resuming):
     def __init__(
         self,
         settings: Settings,
@@ -79,6 +81,9 @@ class Session(ModeAndModel, GrantKeeping):
         self.redactor = mcp_wiring.with_server_secrets(Redactor.for_session(settings), mcp_config)
         self.bus = EventBus(self.session_id, redactor=self.redactor)
         provider = settings.resolved()
+        from paicli_tui.records.killed import note_killed_runs
+
+        note_killed_runs(workspace)  # a run a killed process left gets its cause before anything else is written
         self.ledger = Ledger(self.bus, redact=self.redactor.secrets)
         self.client = ChatClient.from_settings(settings, session_id=self.session_id, bus=self.bus, transport=transport)
         #: A transport handed in answers requests itself (the demo, a scripted model): no server, no key.
@@ -195,6 +200,8 @@ class Session(ModeAndModel, GrantKeeping):
                 return self.start_team(goal, plan)
             case ClearConversation():
                 return self._start(self._clear_job)
+            case ResumeRun(state=state, plan=plan, edit=edit):
+                return self._start(self.run_resume, state, plan, edit)
         raise TypeError(f"not a session command: {command!r}")
 
     def start_react(self, text: str, attachments: tuple[str, ...] = ()) -> "Future[RunOutcome]":
@@ -237,6 +244,7 @@ class Session(ModeAndModel, GrantKeeping):
                 return outcome
             finally:
                 self._finish_checkpoints()  # a run that raised still closes its checkpoints
+                self.end_resumed_ledger()
                 self.knowledge.end_run(cancelled=True, reason="the run stopped with an error")  # no-op once ended
                 self.bus.mode = "react"
                 self._busy.release()

@@ -6,6 +6,7 @@ has its own history."""
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from paicli_tui.agent.budget import Budget, RunBudget
@@ -28,6 +29,16 @@ if TYPE_CHECKING:
     from paicli_tui.policy.approval import Approver
     from paicli_tui.agent.registry import ToolRegistry
     from paicli_tui.tools.trusted_urls import TrustedUrls
+
+
+@dataclass(frozen=True)
+class Resumption:
+    """How an interrupted run goes on: its plan version, the replans made,
+    and per interrupted step the attempt it had reached and its feedback."""
+
+    version: int
+    replans: int = 0
+    attempts: dict[str, tuple[int, str]] = field(default_factory=dict)
 
 
 def worker_names(count: int) -> list[str]:
@@ -81,11 +92,13 @@ class TeamOrchestrator:
         cancel: threading.Event,
         trusted_urls: "TrustedUrls | None" = None,
         isolation: "TaskIsolation | None" = None,
+        resumed: "Resumption | None" = None,
     ) -> ExecutionReport:
         """Run every step on the worker pool; parallelism = worker count,
         no replanning (a failed or blocked step skips its dependents only).
         With ``isolation`` each attempt works in its own tree and only
-        approved work is merged back (paicli_tui.workspace)."""
+        approved work is merged back (paicli_tui.workspace). ``resumed``
+        goes on with an interrupted run: ``plan`` holds its kept statuses."""
         from paicli_tui.tools.trusted_urls import TrustedUrls
 
         names = worker_names(self.settings.workers)
@@ -100,6 +113,7 @@ class TeamOrchestrator:
             recall=self.recall,
             isolation=isolation,
             hooks=self.registry.hooks,
+            resumed_attempts=resumed.attempts if resumed is not None else None,
         )
         executor = PlanExecutor(
             plan,
@@ -112,8 +126,10 @@ class TeamOrchestrator:
             replanner=None,
             actor=ORCHESTRATOR,
             kind="team",
-            version=max(self.planner.version, 1),
+            version=resumed.version if resumed is not None else max(self.planner.version, 1),
             run_limit=self.run_budget.exceeded_kind if self.run_budget is not None else None,
+            replans=resumed.replans if resumed is not None else 0,
+            resumed=resumed is not None,
         )
         self.executor = executor  # lets the session cancel a single step
         if isolation is not None:

@@ -67,10 +67,14 @@ class StepRunner:
         recall: Callable[[str, str, str], str] | None = None,
         isolation: "TaskIsolation | None" = None,
         hooks: "HookRunner | None" = None,
+        resumed_attempts: dict[str, tuple[int, str]] | None = None,
     ) -> None:
         """With ``isolation`` every attempt works in its own tree from the
         run's current integration state, the reviewer sees the attempt's
-        diff, and only approved work is merged back."""
+        diff, and only approved work is merged back. ``resumed_attempts``:
+        steps an interrupted run was on, each with the attempt it had
+        reached and the review feedback that attempt was sent with; such a
+        step goes on at that attempt, so a resume never grants new retries."""
         self.goal = goal
         self.isolation = isolation
         #: TaskCompleted hooks check a completed report before the reviewer does.
@@ -84,6 +88,8 @@ class StepRunner:
         self.trusted_urls = trusted_urls
         self.branch_urls = BranchUrls()
         self._parallel: tuple[Plan, bool] | None = None  # (plan, reviews_in_parallel) of the plan running
+        self._resumed = dict(resumed_attempts or {})
+        self._resumed_lock = threading.Lock()
 
     def __call__(self, task: Task, plan: Plan, worker_name: str, cancel: threading.Event) -> TaskOutcome:
         worker = self.workers[worker_name]
@@ -117,10 +123,17 @@ class StepRunner:
         text = step_message(self.goal, plan, task, inherited)
         if self.recall is not None:
             text = self.recall(text, f"{self.goal}\n{task.description}", worker.name)
-        message = task_message(with_turn_context(text))
         last_result = feedback = ""
+        with self._resumed_lock:
+            first, feedback = self._resumed.pop(task.id, (1, ""))
+        first = min(max(first, 1), MAX_ATTEMPTS)
+        if first > 1:
+            # The interrupted attempt is made again as it was: the same number, the same review feedback.
+            self._retry(worker, task, first, feedback)
+            text = f"{text}\n\n{retry_message(feedback)}"
+        message = task_message(with_turn_context(text))
         registry = worker.agent.registry
-        for attempt in range(1, MAX_ATTEMPTS + 1):
+        for attempt in range(first, MAX_ATTEMPTS + 1):
             tree = self._begin(task, worker, registry)
             # A cancel marks only what it interrupted (issue 14): a reply, a
             # report or an approval that arrived before it still counts.

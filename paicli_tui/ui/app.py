@@ -13,7 +13,7 @@ import logging
 import time
 from pathlib import Path
 from collections import deque
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from textual.app import App
 from textual.binding import Binding
@@ -71,8 +71,10 @@ class PaicliApp(App[None]):
         theme: str | None = None,
         remember_theme: bool = True,
         plan: "Plan | None" = None,
+        earlier: "Sequence[tuple[str, str]]" = (),
     ) -> None:
-        """``plan``: a plan (from ``--plan-file``) to start once the app is up."""
+        """``plan``: a plan (from ``--plan-file``) to start once the app is up;
+        ``earlier``: a continued conversation's turns, shown first."""
         super().__init__()
         self.session = session
         self.approver = approver or UiApprover()
@@ -97,7 +99,7 @@ class PaicliApp(App[None]):
         self._frame_timer: Any = None
         self._ui_context: contextvars.Context | None = None
         self._last_frame = 0.0
-        self.main_screen = MainScreen(session, plan=plan)
+        self.main_screen = MainScreen(session, plan=plan, earlier=earlier)
         self.run_screens = RunScreens(self)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:

@@ -19,7 +19,7 @@ from paicli_tui.events import (
     ConflictDecided, EventBus, IsolationSwept, MergeConflict, TaskBase, TaskCommitted, TaskMerged, WorkspaceSnapshot,
 )
 from paicli_tui.workspace.diffs import DIFF_LIMIT, FileChange, diff_text, numstat
-from paicli_tui.workspace.git import require_version
+from paicli_tui.workspace.git import GitError, require_version
 from paicli_tui.workspace.merge import MergeOutcome, merge, resolve
 from paicli_tui.workspace.shadow import ShadowRepo
 from paicli_tui.workspace.snapshot import snapshot
@@ -88,6 +88,27 @@ class IsolatedRun:
         if warm:
             run.trees.warm(warm, start)
         run._publish(WorkspaceSnapshot("isolation", run_id, start, repo.person_head() or "", repo.kind))
+        return run
+
+    @classmethod
+    def resume_run(cls, workspace: Path, run_id: str, root: Path, *, start: str, head: str,
+                   merges: list[tuple[str, str]], attempts: Mapping[str, int], bus: EventBus | None = None,
+                   ) -> "IsolatedRun":
+        """Go on with an interrupted run: its start state and the merges of
+        the work it keeps (``head``; work merged after it is thrown away).
+        ``attempts`` are the attempts each task used before, so the next one
+        gets the next number. Raises IsolationUnavailable without a usable
+        git, GitError when the shadow no longer holds the run's commits."""
+        require_version()
+        repo = ShadowRepo.open(workspace, root)
+        removed = sweep(repo, root / "trees")
+        for commit in (start, head):
+            if repo.resolve(commit) is None:
+                raise GitError(f"the shadow repository no longer holds commit {commit[:12]} of run {run_id}")
+        repo.update_ref(f"refs/paicli/{run_id}/integration", head)
+        run = cls(repo, run_id, start, TaskTrees(repo, root / "trees"), bus, len(removed))
+        run.merges = list(merges)
+        run._attempts = dict(attempts)
         return run
 
     @property

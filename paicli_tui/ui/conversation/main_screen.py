@@ -16,7 +16,7 @@ input. The transcript's scroll keys also work from the input.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 from textual import events
 from textual.actions import SkipAction
@@ -78,10 +78,13 @@ class MainScreen(Screen):
 
     app: "PaicliApp"
 
-    def __init__(self, session: "SessionPort", *, plan: "Plan | None" = None) -> None:
+    def __init__(self, session: "SessionPort", *, plan: "Plan | None" = None,
+                 earlier: "Sequence[tuple[str, str]]" = ()) -> None:
         super().__init__(id="main")
         self.session = session
         self.plan = plan
+        #: A continued conversation's turns (``user`` | ``answer`` | ``outcome``, text).
+        self.earlier = list(earlier)
         self.painter: TranscriptPainter | None = None
         self.commands = CommandRunner(self)
         self._early: list[Any] = []
@@ -145,6 +148,7 @@ class MainScreen(Screen):
                 "type a goal · / commands · @ files · shift+enter new line · F1 help",
                 "muted",
             )
+            await self._show_earlier()
             problem = self.session.settings.resolved().problem()
             problems = [problem] if problem else []
             problems += self.session.warnings
@@ -154,6 +158,19 @@ class MainScreen(Screen):
         self.prompt.focus()
         if self.plan is not None:
             await self.start_plan(self.plan)
+
+    async def _show_earlier(self) -> None:
+        """The turns of the conversation this session continues."""
+        if not self.earlier:
+            return
+        for kind, text in self.earlier:
+            if kind == "user":
+                await self.transcript.add_user(text)
+            else:
+                await self.transcript.add_answer(text, title="answer" if kind == "answer" else "run")
+        turns = sum(1 for kind, _ in self.earlier if kind == "user")
+        await self.transcript.add_line(f"continuing session {self.session.session_id}: {turns} earlier "
+                                       f"turn{'s' if turns != 1 else ''} above; the conversation goes on", "muted")
 
     async def start_plan(self, plan: "Plan") -> None:
         """Run a ready plan (a plan file): /team for ``step_`` ids, else /plan;

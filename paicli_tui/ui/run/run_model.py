@@ -102,7 +102,7 @@ class RunModel(RunFold):
                 self.router.report(item, up)
             case ev.ModelResponse():
                 self.router.response(item, up)
-            case ev.RunStarted() | ev.ReplanTriggered() | ev.RunFinished():
+            case ev.RunStarted() | ev.RunResumed() | ev.ReplanTriggered() | ev.RunFinished():
                 pass
             case ev.PlanProposed() if item.origin == "replan":
                 pass

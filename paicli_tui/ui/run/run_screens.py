@@ -135,6 +135,11 @@ class RunScreens:
                 start = index
                 if self.live() is None:
                     await self._open(item)
+            elif isinstance(item, ev.RunResumed) and item.kind in ("plan", "team"):
+                await self._paint_stack(events[start:index], skip)
+                start = index + 1
+                if self.live() is None:
+                    await self._open_resumed(item)
         await self._paint_stack(events[start:], skip)
 
     async def _paint_stack(self, events: list[Any], skip: Any) -> None:
@@ -144,6 +149,15 @@ class RunScreens:
             paint = getattr(screen, "paint", None)
             if screen is not skip and paint is not None:
                 await paint(events)
+
+    async def _open_resumed(self, resumed: ev.RunResumed) -> None:
+        """A resumed run's screen: its plan with what it kept already finished."""
+        self._kind, self._goal = resumed.kind, resumed.goal
+        await self._open(ev.RunStarted("session", "", len(resumed.workers), resumed.workers, 0, resumed.version,
+                                       resumed.plan, resumed.kind))
+        done = [ev.TaskStatusChanged(task, task, status) for task, status in resumed.statuses.items()
+                if status != "PENDING"]
+        await self._paint_stack(done, None)
 
     async def _open(self, started: ev.RunStarted) -> None:
         kind = self._kind if self._kind in ("plan", "team") else started.run_kind
