@@ -130,6 +130,8 @@ class TaskView:
     conflicts: int = 0
     conflict_files: tuple[str, ...] = ()
     resolved: bool = False
+    #: The plan's check command for the task ("" for none).
+    check: str = ""
 
     def elapsed(self, now: float) -> float | None:
         if self.started is None:
@@ -168,6 +170,7 @@ def tasks_from_entries(entries: Iterable[Any]) -> list[TaskView]:
                 description=entry.get("description") if isinstance(entry.get("description"), str) else "",
                 type=str(entry.get("type") or "ANALYSIS").upper(),
                 dependencies=[d for d in deps if isinstance(d, str)] if isinstance(deps, list) else [],
+                check=entry.get("check") if isinstance(entry.get("check"), str) else "",
             )
         )
     return views
@@ -177,7 +180,8 @@ def tasks_from_plan(plan: Plan | dict) -> list[TaskView]:
     if isinstance(plan, Plan):
         return [
             TaskView(
-                t.id, t.description, t.type.value, list(t.dependencies), t.status.value, result=t.result, error=t.error
+                t.id, t.description, t.type.value, list(t.dependencies), t.status.value, result=t.result, error=t.error,
+                check=t.check,
             )
             for t in plan.tasks
         ]
