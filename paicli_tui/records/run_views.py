@@ -90,6 +90,10 @@ class AttemptView:
     report: tuple[str, str, str] | None = None  # status, result, reason
     tokens: int = 0
     version: int = 0
+    #: The plan check's run (``check_ran``) and the evidence recorded for
+    #: this attempt (``receipts``), when there were any.
+    check: "ev.CheckRan | None" = None
+    receipts: "ev.ReceiptsSent | None" = None
 
     def duration(self, now: float) -> float:
         return max(0.0, (self.ended if self.ended is not None else now) - self.started)
