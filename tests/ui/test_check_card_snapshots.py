@@ -76,3 +76,22 @@ async def test_the_cards_say_what_the_check_did():
             "✗ check failed · exit 1 · 0.8 s", "✓ check passed · exit 0 · 0.6 s"]
         text = screen.query_one(WorkerPane).text
         assert "⚠ no tool calls" in text and "after its check failed" in text
+
+
+async def test_a_plan_tasks_details_show_its_receipts_and_checks():
+    from paicli_tui.ui.run.task_details import TaskDetailsScreen
+    from tests.ui.run_host import screen_text
+
+    app = host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await failed_then(pilot, passed=True)
+        app.bus.publish(ev.ReceiptsSent("task_1", "task_1", 2, "", 1, ("exit 0 · ls",), "passed", 0, ()))
+        await app.drain_events()
+        screen.open_details("task_1")
+        await pilot.pause()
+        assert isinstance(app.screen, TaskDetailsScreen)
+        shown = screen_text(app)
+        assert "0 tool calls · ⚠ no tool calls" in shown
+        assert f"✗ check failed · exit 1 · 0.8 s · $ {CHECK}" in shown and "FileNotFoundError: notes.md" in shown
+        assert f"✓ check passed · exit 0 · 0.6 s · $ {CHECK}" in shown
+        assert "1 tool call" in shown and "$ exit 0 · ls" in shown
