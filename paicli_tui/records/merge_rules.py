@@ -24,7 +24,7 @@ class MergeRecords(Rule):
 
     def check(self, line: LedgerLine, plan: PlanState):
         p = _p(line)
-        task = str(p.get("task_id") or "")
+        task = str(p.get("task_id") or p.get("step_id") or "")  # a review_verdict names a step_id
         attempt = int(p.get("attempt") or 0)
         if line.event == "workspace_snapshot":
             self.head = str(p.get("start") or "")

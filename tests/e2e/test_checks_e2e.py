@@ -129,3 +129,65 @@ def test_a_worker_that_completes_a_command_step_without_a_tool_call_is_flagged_t
     assert "⚠ no tool calls" in text and "- tool calls: 0" in text and "commands run: none" in text
     sent = events(ledger_lines(paicli_home), "receipts")
     assert sent[0]["payload"]["flags"] == ["no tool calls"]
+
+
+def tamper(path, event: str, attempt: int, **changes) -> None:
+    """Rewrite one event's payload in a ledger (what an edited record looks like)."""
+    lines = path.read_text().splitlines()
+    for index, text in enumerate(lines):
+        data = json.loads(text)
+        if data.get("event") == event and data["payload"].get("attempt") == attempt:
+            data["payload"].update(changes)
+            lines[index] = json.dumps(data)
+            break
+    else:
+        raise AssertionError(f"no {event} attempt {attempt}")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_verify_fails_a_ledger_whose_step_was_approved_and_merged_after_its_check_failed(tmp_path, paicli_home):
+    workspace = make_git_workspace(tmp_path / "ws")
+    script = Script({
+        "planner": [plan_with("steps", {"id": "s1", "description": "add notes", "type": "FILE_WRITE",
+                                        "dependencies": [], "check": "grep -q hello notes.md"})],
+        "worker-1": [done("notes written"),
+                     Reply(tool_calls=[("write_file", {"path": "notes.md", "content": "hello\n"})]),
+                     done("notes written, really")],
+        "reviewer": [approve()],
+    })
+    with LoopbackServer(script) as server:
+        proc = paicli(server, workspace, paicli_home, "team", "notes")
+        reviews = [r for r in server.requests if r.agent == "reviewer"]
+    assert proc.returncode == 0, proc.stderr
+    assert len(reviews) == 1  # the failed check cost no review call
+    path = ledger_path(paicli_home)
+    assert run_paicli(["verify", str(path)], home=paicli_home, cwd=workspace).returncode == 0
+    tamper(path, "check_ran", 2, passed=False, exit_code=1)
+    verify = run_paicli(["verify", str(path)], home=paicli_home, cwd=workspace)
+    out = verify.stdout + verify.stderr
+    assert verify.returncode != 0
+    assert "✗ check-failed" in out
+    assert "step_1 attempt 2 approved although its check failed" in out
+    assert "step_1 merged although its latest check failed" in out
+
+
+def test_verify_fails_a_ledger_whose_plan_task_completed_after_its_check_failed(tmp_path, paicli_home):
+    workspace = make_git_workspace(tmp_path / "ws")
+    script = Script({
+        "planner": [plan_with("tasks", {"id": "t1", "description": "write notes.md", "type": "FILE_WRITE",
+                                        "dependencies": [], "check": "test -f notes.md"})],
+        "task_1": [Reply(tool_calls=[("write_file", {"path": "notes.md", "content": "notes\n"})]),
+                   Reply(content="wrote it")],
+    })
+    with LoopbackServer(script) as server:
+        proc = paicli(server, workspace, paicli_home, "plan", "write notes")
+    assert proc.returncode == 0, proc.stderr
+    path = ledger_path(paicli_home)
+    assert run_paicli(["verify", str(path)], home=paicli_home, cwd=workspace).returncode == 0
+    tamper(path, "check_ran", 1, passed=False, exit_code=1)
+    verify = run_paicli(["verify", str(path)], home=paicli_home, cwd=workspace)
+    out = verify.stdout + verify.stderr
+    assert verify.returncode != 0
+    assert "✗ check-failed" in out
+    assert "task_1 merged although its latest check failed" in out
+    assert "task_1 completed although its latest check failed" in out
