@@ -250,8 +250,9 @@ class CheckCard(Vertical):
     def compose(self) -> ComposeResult:
         lines = clean(self.op.output).rstrip("\n").splitlines()
         yield Static(Content(f"$ {clean(self.op.command)}"), classes="command")
-        yield Static(Content(f"▸ output · {len(lines)} line{'s' if len(lines) != 1 else ''} (click or o to show)"),
-                     classes="fold")
+        fold = f"▸ output · {len(lines)} line{'s' if len(lines) != 1 else ''} (click or o to show)" if lines \
+            else "▸ no output"
+        yield Static(Content(fold), classes="fold")
         yield Static(Content("\n".join(lines) or "(no output)"), classes="details")
 
     def on_click(self) -> None:
