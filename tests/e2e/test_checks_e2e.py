@@ -48,6 +48,9 @@ def test_a_task_that_claims_a_file_it_never_wrote_fails_its_check_and_its_retry_
         requests = [r for r in server.requests if r.agent == "task_1"]
     assert proc.returncode == 0, proc.stderr
     assert (workspace / "notes.md").read_text() == "notes\n"
+    out = proc.stdout + proc.stderr
+    assert "task_1 ✗ check failed (exit 3" in out and "task_1 ⚠ no tool calls" in out
+    assert "▶ task_1 → worker-1 (attempt 2)" in out and "task_1 ✓ check passed (exit 0" in out
     retry = user_texts(requests[1])
     assert "The task's check failed" in retry and "exit 3" in retry and "notes.md is missing" in retry
     assert "test -f notes.md" in retry
