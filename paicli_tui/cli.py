@@ -86,6 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
     limits.add_argument("--run-max-turns", type=int, metavar="N", help="model calls for the whole run")
     limits.add_argument("--run-max-tokens", type=int, metavar="N", help="tokens for the whole run")
     limits.add_argument("--run-max-seconds", type=float, metavar="S", help="wall time for the whole run")
+    limits.add_argument("--max-cost", type=float, metavar="USD", help="money per agent turn (needs a price for the model)")
+    limits.add_argument("--run-max-cost", type=float, metavar="USD", help="money for the whole run")
     run.add_argument("goal", nargs="*", help="what to do")
 
     resume = sub.add_parser("resume", help="go on with an interrupted /plan or /team run (killed, cancelled or "

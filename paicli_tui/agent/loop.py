@@ -18,10 +18,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from paicli_tui.agent.budget import Budget
+from paicli_tui.agent.cost_meter import CostMeter
 from paicli_tui.agent.compaction import compact
 from paicli_tui.agent.guard import RunawayGuard
 from paicli_tui.events import AgentFinished, AgentNote, Compaction, EventBus, HistoryCleared, ToolCallFinished, ToolCallStarted
-from paicli_tui.llm.types import ChatResult, ModelCancelled, ModelDeadlineError, ModelError, ToolCall, Usage
+from paicli_tui.llm.types import (
+    ChatResult, ModelBudgetCut, ModelCancelled, ModelDeadlineError, ModelError, ToolCall, Usage,
+)
 from paicli_tui.llm.role_client import repair_request
 from paicli_tui.llm.tool_union import UnreadableUnionReply
 
@@ -36,10 +39,8 @@ OutcomeStatus = Literal["final", "partial", "cancelled", "failed"]
 READ_PARALLELISM = 4  # P-6.4
 NO_TOOLS_ERROR = "this role has no tools; tool call not executed"
 EMPTY_REPLY_ERROR = "the model returned an empty reply"
-#: The summary after a stop may use what is left of the time budget and at
-#: least this long: a responsive server still gets to report, a slow one
-#: costs at most this much past the limit.
-SUMMARY_GRACE_S = 10.0
+#: Why a summary is not asked for after a budget that leaves nothing to pay it with.
+NO_SUMMARY = "no summary call: it would go past the limit"
 SUMMARY_REQUEST = (
     "Stop using tools now ({reason}). Reply with a concise summary of what you found and did so far, "
     "and what is still left to do."
@@ -133,14 +134,18 @@ class Agent:
             while True:
                 if cancel.is_set():
                     return self._finish("cancelled", "cancelled", "cancelled by the user", turn_usage)
-                limit = self.budget.exceeded()
+                limit = self.budget.exceeded_kind()
                 if limit:
                     return self._summarise(limit, cancel, turn_usage)
                 self._maybe_compact()
                 try:
-                    result = self._call(cancel, with_tools=self.registry is not None, deadline=self.budget.deadline())
+                    result = self._call(cancel, with_tools=self.registry is not None,
+                                        deadline=self.budget.work_deadline())
+                except ModelBudgetCut:
+                    return self._summarise(self.budget.exceeded_kind() or ("cost", "cost limit reached"), cancel,
+                                           turn_usage)
                 except ModelDeadlineError:
-                    return self._summarise(self.budget.exceeded() or "time limit reached", cancel, turn_usage)
+                    return self._summarise(self.budget.exceeded_kind() or self.budget.time_stop(), cancel, turn_usage)
                 except UnreadableUnionReply as exc:
                     if repaired:
                         raise
@@ -162,7 +167,7 @@ class Agent:
                 if cancel.is_set():
                     return self._finish("cancelled", "cancelled", "cancelled by the user", turn_usage)
                 if stop:
-                    return self._summarise(stop, cancel, turn_usage)
+                    return self._summarise(("guard", stop), cancel, turn_usage)
         except ModelCancelled:
             return self._finish("cancelled", "cancelled", "cancelled by the user", turn_usage)
         except ModelError as exc:
@@ -172,21 +177,32 @@ class Agent:
         tools = self.registry.schemas() if (with_tools and self.registry is not None) else None
         limit = self.budget.run_deadline()
         queue_limit = {} if limit is None else {"hard_deadline": limit}
-        result = self.client.chat(self.messages, agent=self.name, tools=tools or None, cancel=cancel, deadline=deadline,
-                                  **queue_limit)
+        meter = CostMeter.for_call(self.budget, self.messages, tools)
+        try:
+            result = self.client.chat(self.messages, agent=self.name, tools=tools or None, cancel=cancel,
+                                      deadline=deadline, on_delta=meter.on_delta if meter else None, **queue_limit)
+        except ModelBudgetCut:
+            assert meter is not None
+            meter.charge_cut()
+            raise
         # Time queued for a server slot is not this agent's: its clock starts when its call is sent.
         self.budget.credit(result.queued_s)
         self.usage = self.usage + result.usage
-        self.budget.charge(result.usage.total)
+        price_of = self.budget.pricing()
+        self.budget.charge(result.usage.total, price_of(result.usage) if price_of is not None else 0.0)
         return result
 
-    def _summarise(self, reason: str, cancel: threading.Event, usage: Usage) -> AgentOutcome:
-        """One last tool-less call so a stopped agent still reports (PARTIAL)."""
+    def _summarise(self, limit: tuple[str, str], cancel: threading.Event, usage: Usage) -> AgentOutcome:
+        """One last tool-less call so a stopped agent still reports (PARTIAL),
+        inside the limit that stopped it: by the time limit's own end; none
+        after a token, turn or cost limit, which leave nothing to pay it with."""
+        kind, reason = limit
+        if not self.budget.summary_fits(kind):
+            self._publish(AgentNote(self.name, f"[stopped] {reason}; {NO_SUMMARY}"))
+            return self._finish("partial", _last_text(self.messages), f"{reason}; {NO_SUMMARY}", usage)
         self.messages.append({"role": "user", "content": SUMMARY_REQUEST.format(reason=reason)})
         self._publish(AgentNote(self.name, f"[stopped] {reason}; asking for a summary"))
         deadline = self.budget.deadline()
-        if deadline is not None:
-            deadline = max(deadline, time.monotonic() + SUMMARY_GRACE_S)
         try:
             result = self._call(cancel, with_tools=False, deadline=deadline)
         except ModelCancelled:
@@ -284,6 +300,14 @@ class Agent:
     def _publish(self, event) -> None:
         if self.bus is not None:
             self.bus.publish(event)
+
+
+def _last_text(messages: list[dict]) -> str:
+    """The latest thing the agent said in words (what it has to show after a stop)."""
+    for message in reversed(messages):
+        if message.get("role") == "assistant" and isinstance(message.get("content"), str) and message["content"].strip():
+            return message["content"]
+    return ""
 
 
 def _deny_all():

@@ -160,6 +160,10 @@ class Settings(BaseModel):
     """Optional per-run token budget; when used up no new task is dispatched."""
     run_max_seconds: float | None = Field(None, gt=0)
     """Optional per-run wall-clock budget."""
+    max_cost: float | None = Field(None, gt=0)
+    """Optional per-agent-turn money budget in US dollars (needs a price for the model)."""
+    run_max_cost: float | None = Field(None, gt=0)
+    """Optional per-run money budget in US dollars; the run stops dispatching at it."""
     prices: dict[str, "Price"] = Field(default_factory=dict)
     """Price per million tokens by model name: ``[prices."gpt-4o-mini"]``."""
     risk_model_check: bool = False

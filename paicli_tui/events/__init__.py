@@ -27,6 +27,7 @@ from paicli_tui.events.tools import (
 from paicli_tui.events.changes import CheckpointSaved, RunChangesRecorded, ChangesReverted, SkillLoaded
 from paicli_tui.events.mcp import McpServerChanged, McpResourceAttached, McpWorkspaceTrusted
 from paicli_tui.events.hooks import HookRan, HooksTrusted
+from paicli_tui.events.checks import CheckRan, ReceiptsSent
 from paicli_tui.events.agent import AgentNote, Compaction, HistoryCleared, AgentFinished
 from paicli_tui.events.plans import (
     PlanProposed, PlanRejected, RepairRequested, TaskDispatched, TaskStatusChanged, ReplanTriggered, RunFinished,
@@ -54,5 +55,5 @@ __all__ = [
     "RunStarted", "RunLimitReached", "RunCancelled", "RunOutcomeRecorded", "RunResumed", "SecretsRedacted",
     "WorkspaceSnapshot", "TaskBase", "TaskCommitted", "TaskMerged", "MergeConflict", "ConflictDecided",
     "RunApplied", "IsolationSwept",
-    "HookRan", "HooksTrusted",
+    "HookRan", "HooksTrusted", "CheckRan", "ReceiptsSent",
 ]

@@ -165,3 +165,10 @@ class ModelDeadlineError(ModelError):
     Not retryable: the time is used up."""
 
     kind = "deadline"
+
+
+class ModelBudgetCut(ModelDeadlineError):
+    """The caller's cost limit was reached while the reply streamed: the
+    stream was closed there, as a time limit closes it."""
+
+    kind = "budget"

@@ -182,6 +182,14 @@ class RunFold:
                 self.notice = f"replanning after {item.failed_task} failed: {item.reason}"
             case ev.RunFinished():
                 self._run_finished(item, changes)
+            case ev.CheckRan() | ev.ReceiptsSent() if item.task_id in self.tasks:
+                attempt = self.attempt(item.task_id, item.attempt)
+                if attempt is not None:
+                    if isinstance(item, ev.CheckRan):
+                        attempt.check = item
+                    else:
+                        attempt.receipts = item
+                    changes.tasks.add(item.task_id)
             case ev.TaskCommitted() | ev.TaskMerged() | ev.MergeConflict() if item.task_id in self.tasks:
                 self._isolation(self.tasks[item.task_id], item)
                 changes.tasks.add(item.task_id)

@@ -31,6 +31,7 @@ from paicli_tui.hooks.session_hooks import SessionHooks, with_hook_context
 from paicli_tui.records.ledger import Ledger, new_session_id
 from paicli_tui.policy.redaction import Redactor
 from paicli_tui.llm.types import Usage
+from paicli_tui.records.cost import cost_of
 from paicli_tui.records.prices import model_price
 from paicli_tui.policy.saved_grants import usable_saved_rules
 from paicli_tui.session.grant_keeping import GrantKeeping
@@ -48,7 +49,8 @@ if TYPE_CHECKING:
     from paicli_tui.policy.approval import Approver
 
 #: Budget settings recorded with each run (P-8: the report names them).
-LIMIT_SETTINGS = ("max_turns", "max_tokens", "max_seconds", "run_max_turns", "run_max_tokens", "run_max_seconds")
+LIMIT_SETTINGS = ("max_turns", "max_tokens", "max_seconds", "run_max_turns", "run_max_tokens", "run_max_seconds",
+                  "max_cost", "run_max_cost")
 
 
 class Session(ModeAndModel, GrantKeeping, Resuming):
@@ -185,7 +187,8 @@ class Session(ModeAndModel, GrantKeeping, Resuming):
         if isinstance(event, ModelResponse):
             with self._usage_lock:
                 self.usage = self.usage + Usage(event.prompt_tokens, event.completion_tokens, event.cached_tokens)
-            self._run_budget.charge(event.prompt_tokens + event.completion_tokens)
+            self._run_budget.charge(event.prompt_tokens + event.completion_tokens,
+                                    self._run_budget.price_of(event) if self._run_budget.price_of else 0.0)
 
     # -- input -------------------------------------------------------------------
 
@@ -312,7 +315,8 @@ class Session(ModeAndModel, GrantKeeping, Resuming):
 
     def _budget(self) -> Budget:
         s = self.settings
-        return Budget(max_turns=s.max_turns, max_tokens=s.max_tokens, max_seconds=s.max_seconds, run=self._run_budget)
+        return Budget(max_turns=s.max_turns, max_tokens=s.max_tokens, max_seconds=s.max_seconds, max_cost=s.max_cost,
+                      run=self._run_budget)
 
     def _begin_run(self, kind: RunKind, goal: str, attachments: tuple[dict, ...] = ()) -> None:
         """Stamp the mode, start the run's shared budget and record the run
@@ -321,10 +325,11 @@ class Session(ModeAndModel, GrantKeeping, Resuming):
         s = self.settings
         self.bus.mode = kind
         self._checkpoint_run = self.checkpoints.begin_run(kind, goal)
-        self._run_budget = RunBudget(s.run_max_turns, s.run_max_tokens, s.run_max_seconds)
         limits = {name: getattr(s, name) for name in LIMIT_SETTINGS if getattr(s, name) is not None}
         model = self.client.model
         price = model_price(model, s.prices, s.provider)
+        self._run_budget = RunBudget(s.run_max_turns, s.run_max_tokens, s.run_max_seconds, s.run_max_cost,
+                                     price_of=(lambda usage: cost_of(usage, price)) if price is not None else None)
         prices = {model: price.model_dump() if hasattr(price, "model_dump") else dict(price)} if price is not None else {}
         self.bus.publish(RunRequested("session", kind, goal, limits, prices, attachments))
         from paicli_tui.session.mcp_wiring import prepare_run

@@ -163,7 +163,7 @@ class TeamOrchestrator:
             approval_mode=self.approval_mode,
             budget=Budget(
                 max_turns=settings.max_turns, max_tokens=settings.max_tokens, max_seconds=settings.max_seconds,
-                run=self.run_budget,
+                max_cost=settings.max_cost, run=self.run_budget,
             ),
             max_history_chars=settings.max_history_chars,
         )

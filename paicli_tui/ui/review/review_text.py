@@ -50,6 +50,7 @@ def hint_pairs(*, expanded: bool, can_undo: bool, noun: str) -> list[tuple[str, 
         ("e", "description"),
         ("t", "type"),
         ("d", "dependencies"),
+        ("c", "check"),
         ("a", f"add {noun}"),
         ("x", "delete"),
         ("K/J", "move"),
@@ -85,6 +86,8 @@ def summary_content(state: PlanEditState, goal: str) -> Content:
             shown = state.ids[plan.ids.index(run_id)]  # the id the person edits, not the run's
             task = plan.task(run_id)
             parts += [f"\n  {GLYPHS['PENDING']} {shown} ", (task.type.value, "dim"), f"  {task.description}"]
+            if task.check:
+                parts += ["\n      ", (f"check: {task.check}", WHAT_STYLE)]
     parts += [_type_warnings(plan, state)]
     return Content.assemble(*parts)
 
@@ -130,12 +133,14 @@ def details_content(state: PlanEditState, task_id: str | None) -> Content:
     dependents = [other.id for other in state.tasks() if task_id in other.dependencies]
     needs = ", ".join(task.dependencies) or "nothing"
     needed_by = ", ".join(dependents) or "nothing"
+    check: list = [("check: ", "bold"), task.check, "\n"] if task.check else []
     return Content.assemble(
         (task.id, "bold"),
         (f" {task.type}", WHAT_STYLE),
         "\n",
         task.description or "(no description)",
         "\n",
+        *check,
         (f"needs {needs} · needed by {needed_by}", WHAT_STYLE),
     )
 
