@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from paicli_tui.config.settings import Settings
 from paicli_tui.events import EventBus
 from paicli_tui.workspace import IsolatedRun
 from paicli_tui.workspace.apply import apply_run
-from paicli_tui.workspace.lifecycle import sweep_gone_workspaces
+from paicli_tui.workspace.lifecycle import begin_isolation, isolation_root, prepare_trees, sweep_gone_workspaces
 from paicli_tui.workspace.merge import OURS, THEIRS
 from paicli_tui.workspace.trees import OWNER_FILE, POOL_SIZE, process_start, sweep
 from tests.support.gitrepo import CALC, git, make_git_workspace, make_plain_workspace, person_state
@@ -385,3 +386,31 @@ def test_a_workspace_that_is_gone_loses_its_shadow_and_warm_trees(tmp_path):
     assert not (isolation / "a").exists() and (isolation / "b" / "pool" / "tree-0").is_dir()
     held.close()
     assert sweep_gone_workspaces(isolation) == [isolation / "b"]
+
+
+def test_trees_readied_while_planning_are_moved_to_the_runs_start_with_edits_made_meanwhile(tmp_path):
+    ws = make_git_workspace(tmp_path / "ws")
+    settings = Settings()
+    prepared = prepare_trees(ws, settings, ["worker-1", "worker-2"])
+    prepared.thread.join(timeout=120)
+    trees = prepared.take()
+    assert trees.is_ready("worker-1") and trees.is_ready("worker-2")
+    readied = {p for p in (isolation_root(ws) / "pool").iterdir() if p.is_dir()}
+    (ws / "notes.md").write_text("written while the plan was reviewed\n")
+    run, why = begin_isolation(ws, "run-1", settings, None, ["worker-1", "worker-2"], prepared)
+    assert why == "" and run.trees is trees
+    attempt = run.attempt("task_1", "worker-1")
+    assert attempt.path in readied and len(readied) == 2
+    assert (attempt.path / "notes.md").read_text() == "written while the plan was reviewed\n"
+    assert git(attempt.path, "rev-parse", "HEAD") == run.start
+    run.close()
+
+
+def test_trees_readied_for_a_plan_that_is_never_run_go_back_to_the_pool(tmp_path):
+    ws = make_git_workspace(tmp_path / "ws")
+    prepared = prepare_trees(ws, Settings(), ["worker-1"])
+    prepared.thread.join(timeout=120)
+    prepared.close()
+    run, _ = begin_isolation(ws, "run-1", Settings(), None, [])
+    assert run.attempt("task_1", "w1").path.name == "tree-0"  # free again, not a new one
+    run.close()

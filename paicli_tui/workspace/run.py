@@ -77,12 +77,13 @@ class IsolatedRun:
     def begin_run(cls, workspace: Path, run_id: str, root: Path, *, bus: EventBus | None = None,
                   trees: TaskTrees | None = None, warm: list[str] | None = None) -> "IsolatedRun":
         """Snapshot ``workspace`` into the shadow repository in ``root`` and
-        start the run's refs. Trees default to the workspace's warm pool;
-        ``warm`` names slots whose trees are readied at the start state in
+        start the run's refs. ``trees`` (leased from the workspace's warm
+        pool, perhaps readied while the run was planned) default to a new
+        lease of the pool; ``warm`` names slots whose trees are readied at the start state in
         the background now. Raises IsolationUnavailable without a usable git."""
         require_version()
-        repo = ShadowRepo.open(workspace, root)
-        removed = (sweep(repo, root / "trees") + sweep_pool(repo, root / "pool")) if trees is None else []
+        repo = trees.repo if trees is not None else ShadowRepo.open(workspace, root)
+        removed = sweep(repo, root / "trees") + sweep_pool(repo, root / "pool")
         if removed and bus is not None:
             bus.publish(IsolationSwept("isolation", len(removed)))
         start = snapshot(repo, message=f"paicli {run_id}: start state")

@@ -81,6 +81,7 @@ class TaskTrees:
         self.keep = keep
         self.root.mkdir(parents=True, exist_ok=True)
         self._leases: dict[str, _Lease] = {}
+        self._closed = False
         self._slot_locks: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
 
@@ -104,18 +105,20 @@ class TaskTrees:
 
     def warm(self, slots: list[str], commit: str) -> threading.Thread:
         """Ready the slots' trees at ``commit`` in the background, so a task
-        that later takes one finds it there. A slot that has a tree already
-        is left alone (a task may be working in it)."""
+        that later takes one finds it there. A slot whose tree a task has
+        taken is left alone (the task may be working in it)."""
         def make() -> None:
             for slot in slots:
                 try:
                     with self._slot_lock(slot):
                         with self._lock:
-                            if slot in self._leases:
-                                continue
+                            taken = slot in self._leases and not self._leases[slot].ready
+                        if taken:
+                            continue
                         lease = self._lease(slot)
-                        self._recycle(lease, commit, clean=True)
-                        lease.ready = commit
+                        if lease.ready != commit:
+                            self._recycle(lease, commit, clean=not lease.ready)
+                            lease.ready = commit
                 except Exception:  # noqa: BLE001 — the task's own checkout retries and reports it
                     return
         thread = threading.Thread(target=make, name="paicli-warm-trees", daemon=True)
@@ -129,6 +132,8 @@ class TaskTrees:
     def _lease(self, slot: str) -> _Lease:
         """The slot's tree: its own, a free one from the pool, or a new one."""
         with self._lock:
+            if self._closed:
+                raise RuntimeError("the run's task trees are closed")
             lease = self._leases.get(slot)
             if lease is not None:
                 return lease
@@ -186,6 +191,7 @@ class TaskTrees:
     def close(self) -> None:
         """Give the trees back to the pool; remove those over its size."""
         with self._lock:
+            self._closed = True
             leases = list(self._leases.values())
             self._leases.clear()
         over = [lease.path for lease in leases if _index(lease.path) >= self.keep]
