@@ -90,11 +90,10 @@ class TaskTrees:
         it before survives, untracked and ignored files included."""
         with self._slot_lock(slot):
             lease = self._lease(slot)
-            if lease.ready == commit:
-                lease.ready = ""
-                return lease.path
-            self._recycle(lease, commit, clean=not lease.ready)
-            lease.ready = ""
+            # Not ready from here on, also when the recycle fails half-way.
+            was_ready, lease.ready = lease.ready, ""
+            if was_ready != commit:
+                self._recycle(lease, commit, clean=not was_ready)
             return lease.path
 
     def is_ready(self, slot: str) -> bool:
@@ -116,9 +115,10 @@ class TaskTrees:
                         if taken:
                             continue
                         lease = self._lease(slot)
-                        if lease.ready != commit:
-                            self._recycle(lease, commit, clean=not lease.ready)
-                            lease.ready = commit
+                        was_ready, lease.ready = lease.ready, ""
+                        if was_ready != commit:
+                            self._recycle(lease, commit, clean=not was_ready)
+                        lease.ready = commit
                 except Exception:  # noqa: BLE001 — the task's own checkout retries and reports it
                     return
         thread = threading.Thread(target=make, name="paicli-warm-trees", daemon=True)
