@@ -408,19 +408,21 @@ class Session(ModeAndModel, GrantKeeping, Resuming):
         if refused is not None:
             return refused
         cancel = self._cancel
+        slots = [f"worker-{i}" for i in range(1, self.settings.parallelism + 1)]
+        self.isolation.prepare(slots)
         planner = Planner(self.client, self.assembler, agent="planner", role="planner", id_prefix="task", bus=self.bus,
                           deadline=self._run_budget.deadline, **planner_options(self.settings))
         planned = plan_and_review("plan", planner, self.plan_reviewer, goal, plan, cancel,
                                   check=self.session_hooks.plan_check("plan", planner, goal, cancel))
         if isinstance(planned, RunOutcome):
+            self.isolation.close()
             return planned
         goal = planned.goal or goal  # amendments extend the goal (P-4.2)
 
         def new_task_agent(name: str, task_type: str) -> Agent:
             return self._new_agent(name, "task", task_type=task_type)
 
-        isolation = self.isolation.begin(self._checkpoint_run or self.session_id,
-                                         [f"worker-{i}" for i in range(1, self.settings.parallelism + 1)])
+        isolation = self.isolation.begin(self._checkpoint_run or self.session_id, slots)
         run_task = PlanTaskRunner(goal, new_task_agent, self.knowledge.recall, TrustedUrls.from_user_text(goal),
                                   isolation=isolation, hooks=self.hooks, bus=self.bus)
 
@@ -458,6 +460,8 @@ class Session(ModeAndModel, GrantKeeping, Resuming):
         if refused is not None:
             return refused
         cancel = self._cancel
+        slots = [f"worker-{i}" for i in range(1, self.settings.workers + 1)]
+        self.isolation.prepare(slots)
         orchestrator = TeamOrchestrator(
             client=self.client,
             registry=self.registry,
@@ -474,12 +478,12 @@ class Session(ModeAndModel, GrantKeeping, Resuming):
                                   create=orchestrator.plan, review=review,
                                   check=self.session_hooks.plan_check("team", orchestrator.planner, goal, cancel))
         if isinstance(planned, RunOutcome):
+            self.isolation.close()
             return planned
         goal = planned.goal or goal
         self._orchestrator = orchestrator
         try:
-            isolation = self.isolation.begin(self._checkpoint_run or self.session_id,
-                                             [f"worker-{i}" for i in range(1, self.settings.workers + 1)])
+            isolation = self.isolation.begin(self._checkpoint_run or self.session_id, slots)
             report = orchestrator.run(goal, planned, cancel, TrustedUrls.from_user_text(goal), isolation=isolation)
             applied = self.isolation.finish()
         finally:
