@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Callable
 
 from paicli_tui.agent.budget import Budget, RunBudget
 from paicli_tui.agent.loop import Agent
+from paicli_tui.agent.profile import agent_profile
 from paicli_tui.events import EventBus
 from paicli_tui.llm.role_client import RoleClient
 from paicli_tui.llm.structured_output import response_format
@@ -140,7 +141,7 @@ class TeamOrchestrator:
         return Agent(
             name,
             client=client,
-            system_prompt=self.assembler.system_prompt(role, approval_mode=self.approval_mode),
+            **agent_profile(settings, self.assembler, self.client.base_url, role, approval_mode=self.approval_mode),
             registry=self.registry if tools else None,
             bus=self.bus,
             approver=self.approver,
