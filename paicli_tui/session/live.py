@@ -179,7 +179,7 @@ class Session(ModeAndModel, GrantKeeping):
     def _count_usage(self, event: Event) -> None:
         if isinstance(event, ModelResponse):
             with self._usage_lock:
-                self.usage = self.usage + Usage(event.prompt_tokens, event.completion_tokens, event.cached_tokens)
+                self.usage = self.usage + Usage.of_response(event)
             self._run_budget.charge(event.prompt_tokens + event.completion_tokens)
 
     # -- input -------------------------------------------------------------------
