@@ -132,10 +132,11 @@ class TeamOrchestrator:
     def _agent(self, name: str, role: str, *, tools: bool) -> Agent:
         settings = self.settings
         # A reviewer's every call is its verdict; a worker's tool-less calls
-        # are its budget-stop summary and its report repairs.
+        # are its budget-stop summary and its report repairs: reports, so a
+        # worker stopped by a limit still reports in the form the runner reads.
         client = RoleClient(
             self.client, max_tokens=settings.report_max_tokens, tool_max_tokens=settings.tool_loop_max_tokens(),
-            response_format=None if tools else self.verdict_format,
+            response_format=self.report_format if tools else self.verdict_format,
             final_format=self.report_format if tools else None,
         )
         return Agent(
