@@ -15,7 +15,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Callable, Literal
 
 from paicli_tui.agent.budget import Budget
 from paicli_tui.agent.cost_meter import CostMeter
@@ -87,6 +87,8 @@ class Agent:
         approval_mode: str = "auto",
         budget: Budget | None = None,
         max_history_chars: int = 120_000,
+        tool_view: "Callable[[list[dict]], list[dict]] | None" = None,
+        context_chars: "Callable[[], int | None] | None" = None,
     ) -> None:
         self.name = name
         self.client = client
@@ -96,6 +98,12 @@ class Agent:
         self.approval_mode = approval_mode
         self.budget = budget or Budget()
         self.max_history_chars = max_history_chars
+        #: What the agent is offered of its registry's tools (the compact
+        #: profile: a task type's tools, one-line descriptions); None: all.
+        self.tool_view = tool_view
+        #: The history the server's real context holds, in characters, once
+        #: known (a probe); history is compacted to the smaller of the two.
+        self.context_chars = context_chars
         self.messages: list[dict] = [{"role": "system", "content": system_prompt}]
         self.usage = Usage()
         #: What this agent works on, for approval dialogs ("step_2: add tests").
@@ -174,7 +182,7 @@ class Agent:
             return self._finish("failed", "", str(exc), turn_usage)
 
     def _call(self, cancel: threading.Event, *, with_tools: bool, deadline: float | None) -> ChatResult:
-        tools = self.registry.schemas() if (with_tools and self.registry is not None) else None
+        tools = self._offered() if (with_tools and self.registry is not None) else None
         limit = self.budget.run_deadline()
         queue_limit = {} if limit is None else {"hard_deadline": limit}
         meter = CostMeter.for_call(self.budget, self.messages, tools)
@@ -216,8 +224,15 @@ class Agent:
         self._publish(AgentFinished(self.name, status, text, reason))
         return AgentOutcome(status, text, reason, usage)
 
+    def _offered(self) -> list[dict]:
+        assert self.registry is not None
+        schemas = self.registry.schemas()
+        return self.tool_view(schemas) if self.tool_view is not None else schemas
+
     def _maybe_compact(self) -> None:
-        compacted = compact(self.messages, self.max_history_chars)
+        limit = self.max_history_chars
+        fits = self.context_chars() if self.context_chars is not None else None
+        compacted = compact(self.messages, min(limit, fits) if fits else limit)
         if compacted is None:
             return
         before = len(self.messages)
@@ -250,16 +265,17 @@ class Agent:
             task=self.task_label,
         )
         results: list[ToolResult] = []
+        offered = {(s.get("function") or s)["name"] for s in self._offered()} if self.tool_view is not None else None
         for group in self._groups(calls):
             if cancel.is_set():
                 break
             for call in group:
                 self._publish(ToolCallStarted(self.name, call.id, call.name, call.arguments))
             if len(group) == 1:
-                outcomes = [self.registry.execute(group[0], context)]
+                outcomes = [self._execute(group[0], context, offered)]
             else:
                 with ThreadPoolExecutor(max_workers=READ_PARALLELISM, thread_name_prefix=f"{self.name}-read") as pool:
-                    outcomes = list(pool.map(lambda c: self.registry.execute(c, context), group))
+                    outcomes = list(pool.map(lambda c: self._execute(c, context, offered), group))
             for call, outcome in zip(group, outcomes):
                 self._publish(ToolCallFinished(self.name, call.id, call.name, outcome.ok, outcome.summary, outcome.content))
             results.extend(outcomes)
@@ -285,6 +301,16 @@ class Agent:
             self._publish(AgentNote(self.name, note))
             self.messages.append({"role": "user", "content": note})
         return stop
+
+    def _execute(self, call: ToolCall, context, offered: set[str] | None) -> ToolResult:
+        from paicli_tui.tools.base import ToolResult
+
+        assert self.registry is not None
+        if offered is not None and call.name not in offered and call.name in self.registry.names():
+            names = ", ".join(sorted(offered)) or "none"
+            return ToolResult(False, f"{call.name} is not offered for this task; offered tools: {names}",
+                              f"{call.name} not offered")
+        return self.registry.execute(call, context)
 
     def _groups(self, calls: tuple[ToolCall, ...]) -> list[list[ToolCall]]:
         assert self.registry is not None

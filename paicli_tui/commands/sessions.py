@@ -8,7 +8,7 @@ import argparse
 import json
 import sys
 
-from paicli_tui.records.sessions import SessionSummary, list_sessions
+from paicli_tui.records.sessions import RunSummary, SessionSummary, list_sessions
 
 _GOAL_CHARS = 60
 #: Marks a run `paicli resume` can go on with.
@@ -24,6 +24,17 @@ def _outcome(run) -> str:
     return f"{run.outcome} {RESUMABLE}" if run.resumable else run.outcome
 
 
+def token_cell(row: "SessionSummary | RunSummary") -> str:
+    """``1,234``; ``≈1,234`` when paicli counted some calls itself (the
+    server sent no usage); ``unknown (N calls without usage)`` when nobody
+    counted them; never a 0 that was not measured."""
+    uncounted = row.uncounted_calls
+    if uncounted and uncounted == row.calls:
+        return f"unknown ({uncounted} call{'s' if uncounted != 1 else ''} without usage)"
+    text = ("≈" if row.estimated_calls else "") + f"{row.tokens:,}"
+    return text + (f" +{uncounted} without usage" if uncounted else "")
+
+
 def _rows(sessions: list[SessionSummary]) -> list[tuple[str, ...]]:
     """A session of one run is one row; a session of several (the app) is a
     row of its own with each run indented under it."""
@@ -31,13 +42,13 @@ def _rows(sessions: list[SessionSummary]) -> list[tuple[str, ...]]:
     for s in sessions:
         if len(s.runs) == 1:
             (run,) = s.runs
-            rows.append((s.session, s.when, run.kind, _outcome(run), f"{run.tokens:,}", _cut(run.goal, _GOAL_CHARS)))
+            rows.append((s.session, s.when, run.kind, _outcome(run), token_cell(run), _cut(run.goal, _GOAL_CHARS)))
             continue
-        rows.append((s.session, s.when, "", "", f"{s.tokens:,}", f"{len(s.runs)} runs" if s.runs else "(no run)"))
+        rows.append((s.session, s.when, "", "", token_cell(s), f"{len(s.runs)} runs" if s.runs else "(no run)"))
         for run in s.runs:
             same_day = run.when[:10] == s.when[:10]
             rows.append((f"  run {run.index}", run.when[11:] if same_day else run.when, run.kind, _outcome(run),
-                         f"{run.tokens:,}", _cut(run.goal, _GOAL_CHARS)))
+                         token_cell(run), _cut(run.goal, _GOAL_CHARS)))
     return rows
 
 

@@ -207,9 +207,12 @@ class Settings(BaseModel):
     arrives; a probe may find more slots), no limit for a remote provider;
     0: no limit."""
     local_profile: Literal["auto", "on", "off"] = "auto"
-    """The compact profile for small local models: a default ``max_tokens``
-    per call (``local_max_tokens``) and at most 8 plan steps. ``auto``: on for
-    a server on this machine."""
+    """The compact profile for small local models: short prompts with only
+    the tools a task type needs (a worker's request within 1,500 tokens, one
+    prefix shared by every worker of a run), history compacted against the
+    server's real context, a default ``max_tokens`` per call
+    (``local_max_tokens``) and at most 8 plan steps. ``auto``: on for a
+    server on this machine."""
     local_max_tokens: int = Field(512, ge=16)
     """``max_tokens`` of a tool-loop call under the local profile when
     ``task_max_tokens`` is not set."""

@@ -220,7 +220,7 @@ class RunFold:
 
     def _response(self, item: ev.ModelResponse, changes: RunChanges) -> None:
         self._content[item.actor] = item.content
-        self.usage = self.usage + Usage(item.prompt_tokens, item.completion_tokens, item.cached_tokens)
+        self.usage = self.usage + Usage.of_response(item)
         changes.usage_changed = True
         task = self.tasks.get(self.task_of(item.actor))
         if task is not None:

@@ -186,7 +186,7 @@ class Session(ModeAndModel, GrantKeeping, Resuming):
     def _count_usage(self, event: Event) -> None:
         if isinstance(event, ModelResponse):
             with self._usage_lock:
-                self.usage = self.usage + Usage(event.prompt_tokens, event.completion_tokens, event.cached_tokens)
+                self.usage = self.usage + Usage.of_response(event)
             self._run_budget.charge(event.prompt_tokens + event.completion_tokens,
                                     self._run_budget.price_of(event) if self._run_budget.price_of else 0.0)
 
@@ -342,12 +342,15 @@ class Session(ModeAndModel, GrantKeeping, Resuming):
     def _new_agent(self, name: str, role: str, *, task_type: str | None = None, tools: bool = True) -> Agent:
         from paicli_tui.llm.role_client import RoleClient
 
-        prompt = self.assembler.system_prompt(role, approval_mode=self._approval_mode, task_type=task_type)
+        from paicli_tui.agent.profile import agent_profile
+
+        profile = agent_profile(self.settings, self.assembler, self.client.base_url, role,
+                                approval_mode=self._approval_mode, task_type=task_type)
         limit = self.settings.tool_loop_max_tokens()
         return Agent(
             name,
             client=RoleClient(self.client, max_tokens=limit, tool_max_tokens=limit),
-            system_prompt=prompt,
+            **profile,
             registry=self.registry if tools else None,
             bus=self.bus,
             approver=self.approver,

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Callable
 
 from paicli_tui.agent.budget import Budget, RunBudget
 from paicli_tui.agent.loop import Agent
+from paicli_tui.agent.profile import agent_profile
 from paicli_tui.events import EventBus
 from paicli_tui.llm.role_client import RoleClient
 from paicli_tui.llm.structured_output import response_format
@@ -147,16 +148,17 @@ class TeamOrchestrator:
     def _agent(self, name: str, role: str, *, tools: bool) -> Agent:
         settings = self.settings
         # A reviewer's every call is its verdict; a worker's tool-less calls
-        # are its budget-stop summary and its report repairs.
+        # are its budget-stop summary and its report repairs: reports, so a
+        # worker stopped by a limit still reports in the form the runner reads.
         client = RoleClient(
             self.client, max_tokens=settings.report_max_tokens, tool_max_tokens=settings.tool_loop_max_tokens(),
-            response_format=None if tools else self.verdict_format,
+            response_format=self.report_format if tools else self.verdict_format,
             final_format=self.report_format if tools else None,
         )
         return Agent(
             name,
             client=client,
-            system_prompt=self.assembler.system_prompt(role, approval_mode=self.approval_mode),
+            **agent_profile(settings, self.assembler, self.client.base_url, role, approval_mode=self.approval_mode),
             registry=self.registry if tools else None,
             bus=self.bus,
             approver=self.approver,
