@@ -39,19 +39,23 @@ def main(args: argparse.Namespace) -> int:
         except PlanFileError as exc:
             return fail(str(exc), 2)
 
-    from paicli_tui.llm.types import ModelError
-    from paicli_tui.session.live import Session
+    from paicli_tui.session.starting import StartingSession
     from paicli_tui.ui.app import PaicliApp
     from paicli_tui.ui.bridge.approver import UiApprover
     from paicli_tui.ui.review.plan_reviewer import UIPlanReviewer
 
     approver = UiApprover()
     reviewer = UIPlanReviewer()
-    try:
-        session = Session(settings, workspace, approver=approver, plan_reviewer=reviewer)
-    except (ConfigError, ModelError, ValueError) as exc:
-        return fail(str(exc), 2)
-    app = PaicliApp(session, approver=approver, theme=settings.theme, plan=plan)
+
+    def start_session():
+        # Imported here, in the app's start-up thread: the first screen draws without it.
+        from paicli_tui.session.live import Session
+
+        return Session(settings, workspace, approver=approver, plan_reviewer=reviewer)
+
+    # The session (ledger, knowledge, MCP servers) is built after the first frame.
+    app = PaicliApp(StartingSession(settings, workspace, start_session), approver=approver,
+                    theme=settings.theme, plan=plan)
     reviewer.attach(app)
     shutdown = SignalShutdown(
         CANCEL_GRACE_S, on_signal=app.request_signal_exit, before_exit=_terminal_restorer()
@@ -62,8 +66,10 @@ def main(args: argparse.Namespace) -> int:
         typeahead.release()  # after Textual put back what it found: the held settings
         reviewer.close()
         approver.close()
-        session.close(CANCEL_GRACE_S, reason=shutdown.reason if shutdown.signum else "cancelled by the user")
+        app.session.close(CANCEL_GRACE_S, reason=shutdown.reason if shutdown.signum else "cancelled by the user")
         shutdown.uninstall()
+    if app.start_error:
+        return fail(app.start_error, 2)
     if shutdown.signum is not None:
         return shutdown.exit_code
     return app.return_code or 0

@@ -30,6 +30,7 @@ from paicli_tui.config.settings import MODES
 from paicli_tui.llm.types import Usage
 from paicli_tui.plan.model import id_prefix_of
 from paicli_tui.present.figures import session_price
+from paicli_tui.session.starting import STARTING_HINT, StartingSession
 from paicli_tui.session.port import (
     AgentTurn, ClearConversation, PlanRun, TeamRun, command_for_input, command_text,
 )
@@ -152,8 +153,34 @@ class MainScreen(Screen):
             # Said up front rather than after a failed request; the app stays usable.
             await self.transcript.add_line(line, "warning")
         self.prompt.focus()
+        if self.plan is not None and not self.starting:
+            await self.start_plan(self.plan)
+
+    @property
+    def starting(self) -> bool:
+        """The session is still being built (the first screen came first)."""
+        return isinstance(self.session, StartingSession)
+
+    def session_ready(self, session: "SessionPort") -> None:
+        """The real session replaces the stand-in: say what it found, then
+        send what was typed meanwhile."""
+        self.session = session
+        self.run_worker(self._session_started(), group="session-start")
+
+    async def _session_started(self) -> None:
+        if not self.ready:  # not mounted yet: on_mount reads the real session
+            return
+        status = self.status
+        status.mode = self.session.approval_mode
+        status.model_label = self.session.model_label
+        status.price = session_price(self.session)
+        self.prompt.placeholder = self.placeholder_text()
+        for line in self.session.warnings:
+            await self.transcript.add_line(line, "warning")
         if self.plan is not None:
             await self.start_plan(self.plan)
+        else:
+            await self._send_next_queued()
 
     async def start_plan(self, plan: "Plan") -> None:
         """Run a ready plan (a plan file): /team for ``step_`` ids, else /plan;
@@ -171,6 +198,8 @@ class MainScreen(Screen):
         """What Enter will do now: the hook the input's placeholder is set through."""
         if self.read_only_reason:
             return f"{self.session.model_label} — read-only: nothing you type is sent · Ctrl+C twice quits"
+        if self.starting:
+            return STARTING_HINT
         return placeholder_for(self.session.approval_mode, bool(self.session.busy))
 
     def show_busy(self) -> None:
@@ -251,7 +280,7 @@ class MainScreen(Screen):
             return
         if command is not None and command.name not in JOB_COMMANDS:
             await self.commands.run(command)
-        elif self.session.busy or self.queued.items:
+        elif self.session.busy or self.queued.items or self.starting:
             self.queued.add(QueuedInput(text, shown.strip(), tuple(attachments), tuple(pastes)))
         else:
             await self._submit(text, shown=shown.strip(), attachments=tuple(attachments))
