@@ -41,6 +41,19 @@ FRAME_SECONDS = 1 / 30
 QUIT_WINDOW_SECONDS = 2.0
 
 
+def warm_first_use() -> None:
+    """Import every screen's module in the idle time after start-up (off the
+    UI thread, which only waits if it asks for one at that moment): F1
+    reads every screen's keys, and /memory, /mcp, the palette's commands
+    would otherwise pay their imports on the first key."""
+    from paicli_tui.ui.help.key_table import import_ui_modules
+
+    try:
+        import_ui_modules()
+    except Exception:  # noqa: BLE001 - only a warm-up: the first use imports (and reports) it again
+        log.debug("warming the screens failed", exc_info=True)
+
+
 class PaicliApp(App[None]):
     # Absolute, so subclasses (tests) defined elsewhere still find it.
     CSS_PATH = Path(__file__).with_name("app.tcss")
@@ -122,6 +135,7 @@ class PaicliApp(App[None]):
                 self._call_from_thread_or(lambda: self._session_failed(exc), None)
                 return
             self._call_from_thread_or(lambda: self._adopt_session(session), session)
+            warm_first_use()
 
         threading.Thread(target=build, name="paicli-session-start", daemon=True).start()
 
