@@ -39,6 +39,7 @@ from paicli_tui.ui.conversation.command_provider import SlashCommandProvider
 from paicli_tui.ui.conversation.command_runner import JOB_COMMANDS, CommandRunner
 from paicli_tui.ui.conversation.composer import Composer
 from paicli_tui.ui.conversation.mode_words import mode_line, placeholder_for
+from paicli_tui.ui.conversation.mcp_progress import McpProgress
 from paicli_tui.ui.conversation.new_below import NewBelow
 from paicli_tui.ui.conversation.painter import TranscriptPainter
 from paicli_tui.ui.conversation.prompt_editor import PromptEditor
@@ -98,6 +99,7 @@ class MainScreen(Screen):
         yield Transcript(id="transcript")
         yield NewBelow(id="new-below")
         with Vertical(id="bottom"):
+            yield McpProgress(id="mcp-progress")
             yield QueuedInputs(id="queued")
             yield Composer(self.argument_choices, self.session.workspace, id="composer",
                            placeholder=self.placeholder_text())
@@ -153,6 +155,7 @@ class MainScreen(Screen):
             # Said up front rather than after a failed request; the app stays usable.
             await self.transcript.add_line(line, "warning")
         self.prompt.focus()
+        self._seed_mcp_progress()
         if self.plan is not None and not self.starting:
             await self.start_plan(self.plan)
 
@@ -177,10 +180,15 @@ class MainScreen(Screen):
         self.prompt.placeholder = self.placeholder_text()
         for line in self.session.warnings:
             await self.transcript.add_line(line, "warning")
+        self._seed_mcp_progress()
         if self.plan is not None:
             await self.start_plan(self.plan)
         else:
             await self._send_next_queued()
+
+    def _seed_mcp_progress(self) -> None:
+        if self.session.mcp is not None:
+            self.query_one(McpProgress).seed((s.name, s.state) for s in self.session.mcp.statuses())
 
     async def start_plan(self, plan: "Plan") -> None:
         """Run a ready plan (a plan file): /team for ``step_`` ids, else /plan;
@@ -217,6 +225,9 @@ class MainScreen(Screen):
             return
         if self._early:
             items, self._early = [*self._early, *items], []
+        for item in items:
+            if isinstance(item, ev.McpServerChanged):
+                self.query_one(McpProgress).server_changed(item.server, item.state)
         summary = await self.painter.paint(items)
         if summary.prices and self.status.price is None:
             # A replay has no configured price: the recorded run carries it.
