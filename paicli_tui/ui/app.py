@@ -120,10 +120,12 @@ class PaicliApp(App[None]):
             session.isolation.resolver = self.conflicts
         return session.bus.subscribe(self.pump.put)
 
-    def _start_session(self) -> None:
-        """After the first frame: build the real session in a thread (its
-        imports, ledger, knowledge and MCP servers take most of a second)
-        while the screen already takes keys."""
+    def start_session(self) -> None:
+        """After the main screen's first frame (it calls this): build the
+        real session in a thread (its imports, ledger, knowledge and MCP
+        servers take most of a second) while the screen already takes keys.
+        Started any earlier, the thread's imports share the interpreter with
+        the first frame and delay it."""
         if not isinstance(self.session, StartingSession):
             return
         starting = self.session
@@ -178,7 +180,6 @@ class PaicliApp(App[None]):
         self._ui_context = contextvars.copy_context()
         self.pump.set_waker(self._wake_from_thread)
         self._schedule_frame()
-        self.call_after_refresh(self._start_session)
         self.call_after_refresh(self._freeze_startup_objects)
 
     def _freeze_startup_objects(self) -> None:

@@ -156,6 +156,8 @@ class MainScreen(Screen):
             await self.transcript.add_line(line, "warning")
         self.prompt.focus()
         self._seed_mcp_progress()
+        # A screen's after-refresh callbacks run once it has been drawn.
+        self.call_after_refresh(self.app.start_session)
         if self.plan is not None and not self.starting:
             await self.start_plan(self.plan)
 
