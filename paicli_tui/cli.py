@@ -219,12 +219,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code = int(module.main(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, not at exit
-        return code
     except BrokenPipeError:
         return _stdout_closed()
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    if args.command is None and argv is None:
+        _exit_at_once(code)
+    return code
+
+
+def _exit_at_once(code: int) -> None:
+    """The app has closed its session (the ledger is fsynced line by line,
+    MCP servers and command groups are stopped): what is left is tearing
+    down a large heap, joining idle threads and closing files, which the
+    OS does at once. That teardown took most of a second after a long
+    session, so the program ends here."""
+    import logging
+
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
 
 
 #: What a shell reports for a writer killed by SIGPIPE (128 + 13), the

@@ -39,8 +39,7 @@ def main(args: argparse.Namespace) -> int:
         except PlanFileError as exc:
             return fail(str(exc), 2)
 
-    from paicli_tui.llm.types import ModelError
-    from paicli_tui.session.live import Session
+    from paicli_tui.session.starting import StartingSession
     from paicli_tui.ui.app import PaicliApp
     from paicli_tui.ui.bridge.approver import UiApprover
     from paicli_tui.ui.review.plan_reviewer import UIPlanReviewer
@@ -51,14 +50,21 @@ def main(args: argparse.Namespace) -> int:
         return fail(str(exc), exc.code)
     approver = UiApprover()
     reviewer = UIPlanReviewer()
-    try:
-        session = Session(settings, workspace, approver=approver, plan_reviewer=reviewer,
-                          session_id=conversation.session if conversation is not None else None)
-    except (ConfigError, ModelError, ValueError) as exc:
-        return fail(str(exc), 2)
-    if conversation is not None and conversation.messages:
-        session.restore_history(conversation.messages)  # compacted as any history is, once it grows
-    app = PaicliApp(session, approver=approver, theme=settings.theme, plan=plan,
+    session_id = conversation.session if conversation is not None else None
+
+    def start_session():
+        # Imported here, in the app's start-up thread: the first screen draws without it.
+        from paicli_tui.session.live import Session
+
+        session = Session(settings, workspace, approver=approver, plan_reviewer=reviewer, session_id=session_id)
+        if conversation is not None and conversation.messages:
+            session.restore_history(conversation.messages)  # compacted as any history is, once it grows
+        return session
+
+    # The session (ledger, knowledge, MCP servers) is built after the first frame.
+    starting = StartingSession(settings, workspace, start_session)
+    starting.session_id = session_id or ""
+    app = PaicliApp(starting, approver=approver, theme=settings.theme, plan=plan,
                     earlier=conversation.turns if conversation is not None else ())
     reviewer.attach(app)
     shutdown = SignalShutdown(
@@ -70,8 +76,10 @@ def main(args: argparse.Namespace) -> int:
         typeahead.release()  # after Textual put back what it found: the held settings
         reviewer.close()
         approver.close()
-        session.close(CANCEL_GRACE_S, reason=shutdown.reason if shutdown.signum else "cancelled by the user")
+        app.session.close(CANCEL_GRACE_S, reason=shutdown.reason if shutdown.signum else "cancelled by the user")
         shutdown.uninstall()
+    if app.start_error:
+        return fail(app.start_error, 2)
     if shutdown.signum is not None:
         return shutdown.exit_code
     return app.return_code or 0

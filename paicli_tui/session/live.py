@@ -48,6 +48,10 @@ if TYPE_CHECKING:
     from paicli_tui.plan.review import PlanReviewer
     from paicli_tui.policy.approval import Approver
 
+#: Seconds closing waits for MCP servers to stop by themselves (stdin closed,
+#: then SIGTERM) before they are killed: quitting must not wait on them.
+MCP_CLOSE_S = 0.5
+
 #: Budget settings recorded with each run (P-8: the report names them).
 LIMIT_SETTINGS = ("max_turns", "max_tokens", "max_seconds", "run_max_turns", "run_max_tokens", "run_max_seconds",
                   "max_cost", "run_max_cost")
@@ -305,7 +309,8 @@ class Session(ModeAndModel, GrantKeeping, Resuming):
             except Exception:  # noqa: BLE001 - closing: the job's own error was reported already
                 pass
         if self.mcp is not None:
-            self.mcp.close()
+            # A short bound: what has not stopped by then is killed with the command groups.
+            self.mcp.close(min(timeout, MCP_CLOSE_S))
         kill_live_groups()
         self.client.close()
         self.knowledge.close()

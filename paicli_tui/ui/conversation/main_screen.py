@@ -30,6 +30,7 @@ from paicli_tui.config.settings import MODES
 from paicli_tui.llm.types import Usage
 from paicli_tui.plan.model import id_prefix_of
 from paicli_tui.present.figures import session_price
+from paicli_tui.session.starting import STARTING_HINT, StartingSession
 from paicli_tui.session.port import (
     AgentTurn, ClearConversation, PlanRun, TeamRun, command_for_input, command_text,
 )
@@ -38,6 +39,7 @@ from paicli_tui.ui.conversation.command_provider import SlashCommandProvider
 from paicli_tui.ui.conversation.command_runner import JOB_COMMANDS, CommandRunner
 from paicli_tui.ui.conversation.composer import Composer
 from paicli_tui.ui.conversation.mode_words import mode_line, placeholder_for
+from paicli_tui.ui.conversation.mcp_progress import McpProgress
 from paicli_tui.ui.conversation.new_below import NewBelow
 from paicli_tui.ui.conversation.painter import TranscriptPainter
 from paicli_tui.ui.conversation.prompt_editor import PromptEditor
@@ -100,6 +102,7 @@ class MainScreen(Screen):
         yield Transcript(id="transcript")
         yield NewBelow(id="new-below")
         with Vertical(id="bottom"):
+            yield McpProgress(id="mcp-progress")
             yield QueuedInputs(id="queued")
             yield Composer(self.argument_choices, self.session.workspace, id="composer",
                            placeholder=self.placeholder_text())
@@ -156,8 +159,42 @@ class MainScreen(Screen):
             # Said up front rather than after a failed request; the app stays usable.
             await self.transcript.add_line(line, "warning")
         self.prompt.focus()
+        self._seed_mcp_progress()
+        # A screen's after-refresh callbacks run once it has been drawn.
+        self.call_after_refresh(self.app.start_session)
+        if self.plan is not None and not self.starting:
+            await self.start_plan(self.plan)
+
+    @property
+    def starting(self) -> bool:
+        """The session is still being built (the first screen came first)."""
+        return isinstance(self.session, StartingSession)
+
+    def session_ready(self, session: "SessionPort") -> None:
+        """The real session replaces the stand-in: say what it found, then
+        send what was typed meanwhile."""
+        self.session = session
+        self.run_worker(self._session_started(), group="session-start")
+
+    async def _session_started(self) -> None:
+        if not self.ready:  # not mounted yet: on_mount reads the real session
+            return
+        status = self.status
+        status.mode = self.session.approval_mode
+        status.model_label = self.session.model_label
+        status.price = session_price(self.session)
+        self.prompt.placeholder = self.placeholder_text()
+        for line in self.session.warnings:
+            await self.transcript.add_line(line, "warning")
+        self._seed_mcp_progress()
         if self.plan is not None:
             await self.start_plan(self.plan)
+        else:
+            await self._send_next_queued()
+
+    def _seed_mcp_progress(self) -> None:
+        if self.session.mcp is not None:
+            self.query_one(McpProgress).seed((s.name, s.state) for s in self.session.mcp.statuses())
 
     async def _show_earlier(self) -> None:
         """The turns of the conversation this session continues."""
@@ -188,6 +225,8 @@ class MainScreen(Screen):
         """What Enter will do now: the hook the input's placeholder is set through."""
         if self.read_only_reason:
             return f"{self.session.model_label} — read-only: nothing you type is sent · Ctrl+C twice quits"
+        if self.starting:
+            return STARTING_HINT
         return placeholder_for(self.session.approval_mode, bool(self.session.busy))
 
     def show_busy(self) -> None:
@@ -205,6 +244,9 @@ class MainScreen(Screen):
             return
         if self._early:
             items, self._early = [*self._early, *items], []
+        for item in items:
+            if isinstance(item, ev.McpServerChanged):
+                self.query_one(McpProgress).server_changed(item.server, item.state)
         summary = await self.painter.paint(items)
         if summary.prices and self.status.price is None:
             # A replay has no configured price: the recorded run carries it.
@@ -268,7 +310,7 @@ class MainScreen(Screen):
             return
         if command is not None and command.name not in JOB_COMMANDS:
             await self.commands.run(command)
-        elif self.session.busy or self.queued.items:
+        elif self.session.busy or self.queued.items or self.starting:
             self.queued.add(QueuedInput(text, shown.strip(), tuple(attachments), tuple(pastes)))
         else:
             await self._submit(text, shown=shown.strip(), attachments=tuple(attachments))
