@@ -86,6 +86,8 @@ class MainScreen(Screen):
         self.commands = CommandRunner(self)
         self._early: list[Any] = []
         self._told_read_only = False
+        #: Provider problems the transcript already states in full (with the fix).
+        self._problems_told: set[str] = set()
         # Whether the running job already told the person how it ended.
         self._job_reported = True
         # Usage counted before the last /clear: the status shows this conversation's.
@@ -151,6 +153,7 @@ class MainScreen(Screen):
         for line in problems:
             # Said up front rather than after a failed request; the app stays usable.
             await self.transcript.add_line(line, "warning")
+            self._problems_told.add(line)
         self.prompt.focus()
         if self.plan is not None:
             await self.start_plan(self.plan)
@@ -260,13 +263,14 @@ class MainScreen(Screen):
         command = command_for_input(text, self.session.approval_mode, attachments)
         if isinstance(command, ClearConversation):
             await self.transcript.clear()
+            self._problems_told.clear()
             self._usage_before = self.session.usage
             self.status.usage = self.conversation_usage()
             return await self._start_job(lambda: self.session.submit(command))
         problem = getattr(self.session, "provider_problem", lambda: None)()
         if problem:
             # Refused at once, with the fix; the text stays for after the fix.
-            await self.transcript.add_line(problem, "error")
+            await self.transcript.add_line(self._refusal(problem), "error")
             self.prompt.put_back(shown or text, (), attachments)
             return False
         await self.transcript.add_user(shown or text)
@@ -274,6 +278,14 @@ class MainScreen(Screen):
             await self.transcript.add_line("attached files go with ordinary turns; a /plan or /team run does not "
                                            "read them", "warning")
         return await self._start_job(lambda: self.session.submit(command))
+
+    def _refusal(self, problem: str) -> str:
+        """The fix is written out once; a refusal after that points at it."""
+        told = problem.removeprefix("Not sent: ")
+        if told not in self._problems_told:
+            self._problems_told.add(told)
+            return problem
+        return f"Not sent: {told.split(':', 1)[0]} (the fix is above)"
 
     def start_typing(self, text: str) -> None:
         """Put ``text`` in the prompt for the person to finish (``/plan ``)."""
