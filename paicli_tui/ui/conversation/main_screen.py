@@ -101,8 +101,13 @@ class MainScreen(Screen):
         with Vertical(id="bottom"):
             yield QueuedInputs(id="queued")
             yield Composer(self.argument_choices, self.session.workspace, id="composer",
-                           placeholder=self.placeholder_text())
+                           placeholder=self.placeholder_text(), resources=self.mcp_resources)
             yield StatusBar(id="status")
+
+    def mcp_resources(self) -> list[str]:
+        """``server:uri`` of the resources of the MCP servers that are ready."""
+        mcp = getattr(self.session, "mcp", None)
+        return mcp.resource_uris() if mcp is not None else []
 
     @property
     def transcript(self) -> Transcript:
