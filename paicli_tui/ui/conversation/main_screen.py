@@ -248,6 +248,9 @@ class MainScreen(Screen):
         tokens), ``attachments`` the files its ``@`` mentions attach."""
         text = text.strip()
         if not text:
+            skip_wait = getattr(self.session, "skip_wait", None)
+            if self.read_only_reason and skip_wait is not None:
+                skip_wait()  # Enter in a replay plays on past a recorded pause
             return
         command = parse_slash(text)
         if self.read_only_reason and not (command is not None and command.name not in JOB_COMMANDS):

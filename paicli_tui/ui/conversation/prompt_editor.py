@@ -202,6 +202,8 @@ class PromptEditor(TextArea):
             return
         shown = self.text
         if not shown.strip():
+            if self.read_only:  # a viewer's Enter (a replay: play on past a pause) is the screen's to use
+                self.post_message(self.Submitted(self, "", "", ()))
             return
         text = self._pastes.expand(shown)
         attachments = self._attachments(shown)
