@@ -191,7 +191,10 @@ def describe(event: ev.Event) -> Line | None:
             return Line(" · ".join(event.text.splitlines()[:2]), "warning")
         case ev.RunFinished():
             kind = "success" if event.status == "COMPLETED" else "warning"
-            return Line(f"run {event.status}: {event.summary}", kind)
+            summary = event.summary
+            for said in (f"Plan {event.status}: ", f"Team run {event.status}: "):
+                summary = summary.removeprefix(said)  # "run COMPLETED: Plan COMPLETED: …" says it twice
+            return Line(f"run {event.status}: {summary}", kind)
         case ev.ReviewVerdictGiven():
             verdict = "approved" if event.approved else f"rejected: {event.feedback}"
             if event.approved and event.notes:

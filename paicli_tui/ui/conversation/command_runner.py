@@ -123,7 +123,6 @@ class CommandRunner:
         else:
             from paicli_tui.ui.hooks.hooks_screen import HooksScreen
 
-            await screen.transcript.add_line("hooks: t trusts the workspace's · esc closes", "muted")
             screen.app.push_screen(HooksScreen(runner))
 
     async def _set_mode(self, name: str) -> None:

@@ -91,6 +91,8 @@ class MainScreen(Screen):
         self.commands = CommandRunner(self)
         self._early: list[Any] = []
         self._told_read_only = False
+        #: Provider problems the transcript already states in full (with the fix).
+        self._problems_told: set[str] = set()
         # Whether the running job already told the person how it ended.
         self._job_reported = True
         # Usage counted before the last /clear: the status shows this conversation's.
@@ -105,8 +107,13 @@ class MainScreen(Screen):
             yield McpProgress(id="mcp-progress")
             yield QueuedInputs(id="queued")
             yield Composer(self.argument_choices, self.session.workspace, id="composer",
-                           placeholder=self.placeholder_text())
+                           placeholder=self.placeholder_text(), resources=self.mcp_resources)
             yield StatusBar(id="status")
+
+    def mcp_resources(self) -> list[str]:
+        """``server:uri`` of the resources of the MCP servers that are ready."""
+        mcp = getattr(self.session, "mcp", None)
+        return mcp.resource_uris() if mcp is not None else []
 
     @property
     def transcript(self) -> Transcript:
@@ -158,6 +165,7 @@ class MainScreen(Screen):
         for line in problems:
             # Said up front rather than after a failed request; the app stays usable.
             await self.transcript.add_line(line, "warning")
+            self._problems_told.add(line)
         self.prompt.focus()
         self._seed_mcp_progress()
         # A screen's after-refresh callbacks run once it has been drawn.
@@ -299,6 +307,9 @@ class MainScreen(Screen):
         tokens), ``attachments`` the files its ``@`` mentions attach."""
         text = text.strip()
         if not text:
+            skip_wait = getattr(self.session, "skip_wait", None)
+            if self.read_only_reason and skip_wait is not None:
+                skip_wait()  # Enter in a replay plays on past a recorded pause
             return
         command = parse_slash(text)
         if self.read_only_reason and not (command is not None and command.name not in JOB_COMMANDS):
@@ -319,13 +330,14 @@ class MainScreen(Screen):
         command = command_for_input(text, self.session.approval_mode, attachments)
         if isinstance(command, ClearConversation):
             await self.transcript.clear()
+            self._problems_told.clear()
             self._usage_before = self.session.usage
             self.status.usage = self.conversation_usage()
             return await self._start_job(lambda: self.session.submit(command))
         problem = getattr(self.session, "provider_problem", lambda: None)()
         if problem:
             # Refused at once, with the fix; the text stays for after the fix.
-            await self.transcript.add_line(problem, "error")
+            await self.transcript.add_line(self._refusal(problem), "error")
             self.prompt.put_back(shown or text, (), attachments)
             return False
         await self.transcript.add_user(shown or text)
@@ -333,6 +345,14 @@ class MainScreen(Screen):
             await self.transcript.add_line("attached files go with ordinary turns; a /plan or /team run does not "
                                            "read them", "warning")
         return await self._start_job(lambda: self.session.submit(command))
+
+    def _refusal(self, problem: str) -> str:
+        """The fix is written out once; a refusal after that points at it."""
+        told = problem.removeprefix("Not sent: ")
+        if told not in self._problems_told:
+            self._problems_told.add(told)
+            return problem
+        return f"Not sent: {told.split(':', 1)[0]} (the fix is above)"
 
     def start_typing(self, text: str) -> None:
         """Put ``text`` in the prompt for the person to finish (``/plan ``)."""

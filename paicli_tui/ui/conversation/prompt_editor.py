@@ -99,13 +99,16 @@ class PromptEditor(TextArea):
         """The workspace's file list is ready (posted from the listing thread)."""
 
     def __init__(self, argument_choices: ArgumentChoices, *, menu: CompletionMenu, history: PromptHistory,
-                 files: WorkspaceFileIndex | None = None, placeholder: str = "", **kwargs) -> None:
+                 files: WorkspaceFileIndex | None = None, resources: Callable[[], list[str]] | None = None,
+                 placeholder: str = "", **kwargs) -> None:
         super().__init__(soft_wrap=True, tab_behavior="focus", show_line_numbers=False, compact=False,
                          highlight_cursor_line=False, placeholder=placeholder, **kwargs)
         self.argument_choices = argument_choices
         self.menu = menu
         self.prompt_history = history
         self.files = files
+        #: ``server:uri`` of the ready MCP servers' resources, asked for as the menu opens.
+        self.resources = resources
         self._pastes = pasted_blocks.PastedBlocks()
         self._picked: list[str] = []  # paths accepted from the @ picker
         self._offers: list[Offer] = []
@@ -222,6 +225,8 @@ class PromptEditor(TextArea):
             return
         shown = self.text
         if not shown.strip():
+            if self.read_only:  # a viewer's Enter (a replay: play on past a pause) is the screen's to use
+                self.post_message(self.Submitted(self, "", "", ()))
             return
         text = self._pastes.expand(shown)
         attachments = self._attachments(shown)
@@ -324,7 +329,8 @@ class PromptEditor(TextArea):
         cursor = self.document.get_index_from_location(self.cursor_location)
         if self.files is not None and self.files.stale() and not self._listing and mention_at(text, cursor):
             self._list_files()
-        return offers_for(text, cursor, self.argument_choices, self.files)
+        resources = self.resources() if self.resources is not None and mention_at(text, cursor) else ()
+        return offers_for(text, cursor, self.argument_choices, self.files, resources)
 
     def _list_files(self) -> None:
         files = self.files

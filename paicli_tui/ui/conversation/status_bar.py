@@ -99,8 +99,10 @@ class StatusBar(Horizontal):
         self.query_one("#status-mode", Static).update(Content(mode.upper()))
 
     def show_replay(self) -> None:
-        """A REPLAY badge where the mode hint was: the mode cannot be cycled."""
+        """A REPLAY badge where the mode and its hint were: a replay has no
+        approval mode to show or cycle."""
         self.add_class("-replay")
+        self.query_one("#status-mode", Static).display = False
         self.query_one("#status-hint", Static).update(Content("REPLAY"))
 
     def watch_model_label(self, label: str) -> None:

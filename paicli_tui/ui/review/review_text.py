@@ -82,10 +82,13 @@ def summary_content(state: PlanEditState, goal: str) -> Content:
     parts += ["\n", (f"{count} in {plural(len(rounds), 'parallel round')}", "bold")]
     if rounds:
         parts.append("\nFirst round:")
-        for run_id in rounds[0]:
-            shown = state.ids[plan.ids.index(run_id)]  # the id the person edits, not the run's
-            task = plan.task(run_id)
-            parts += [f"\n  {GLYPHS['PENDING']} {shown} ", (task.type.value, "dim"), f"  {task.description}"]
+        # The id the person edits (not the run's), its type and description, in aligned columns.
+        rows = [(state.ids[plan.ids.index(run_id)], plan.task(run_id)) for run_id in rounds[0]]
+        id_width = max(len(shown) for shown, _ in rows)
+        type_width = max(len(task.type.value) for _, task in rows)
+        for shown, task in rows:
+            parts += [f"\n  {GLYPHS['PENDING']} {shown.ljust(id_width)} ", (task.type.value.ljust(type_width), "dim"),
+                      f"  {task.description}"]
             if task.check:
                 parts += ["\n      ", (f"check: {task.check}", WHAT_STYLE)]
     parts += [_type_warnings(plan, state)]

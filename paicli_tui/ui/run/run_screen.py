@@ -349,7 +349,8 @@ class RunScreen(RunKeys, Screen):
             self.query_one("#run-figures", Static).update(Content(figures))
 
     def _update_hints(self) -> None:
-        state = "finished" if self.model.finished else "cancelling" if self.cancelling else "running"
+        state = ("finished" if self.model.finished else "cancelling" if self.cancelling
+                 else "replaying" if self.model.replay else "running")
         focus = bool(self.layout_now and self.layout_now.mode == "focus")
         hints = hints_for(state, self.size.width, focus=focus)
         if state == "finished" and self.on_undo_task is not None:
