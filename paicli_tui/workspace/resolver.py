@@ -112,6 +112,8 @@ class TaskIsolation:
         return self.run.attempt(task_id, slot)
 
     def diff(self, attempt: Attempt, result: str) -> str:
+        """The attempt's diff for its reviewer, once its receipt is in the ledger."""
+        self.run.wait_receipts(attempt.task_id)
         return self.run.diff(attempt.base, result)
 
     def settle(self, attempt: Attempt, description: str, cancel: threading.Event,

@@ -51,6 +51,23 @@ class MergeResult:
     outcome: MergeOutcome | None = None
 
 
+class _Receipt(threading.Thread):
+    """A thread whose failure is raised to whoever waits for it."""
+
+    error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except BaseException as exc:  # noqa: BLE001 — handed to the waiter
+            self.error = exc
+
+    def wait(self, raise_error: bool = True) -> None:
+        self.join()
+        if self.error is not None and raise_error:
+            raise self.error
+
+
 class IsolatedRun:
     def __init__(self, repo: ShadowRepo, run_id: str, start: str, trees: TaskTrees,
                  bus: EventBus | None = None, swept: int = 0) -> None:
@@ -72,6 +89,7 @@ class IsolatedRun:
         self._head = (start, "")
         #: Each committed attempt's tree, so a merge into its own base needs no merge at all.
         self._trees: dict[str, str] = {}
+        self._receipts: dict[tuple[str, int], _Receipt] = {}
 
     @classmethod
     def begin_run(cls, workspace: Path, run_id: str, root: Path, *, bus: EventBus | None = None,
@@ -132,6 +150,7 @@ class IsolatedRun:
     def attempt(self, task_id: str, slot: str) -> Attempt:
         """A fresh tree for the next attempt of ``task_id`` on the current
         integration head: a retry never sees its own rejected attempt."""
+        self.wait_receipts(task_id)  # a retry's events follow its earlier attempt's
         with self._count_lock:
             number = self._attempts[task_id] = self._attempts.get(task_id, 0) + 1
         with self._merge_lock:
@@ -145,11 +164,32 @@ class IsolatedRun:
         result, tree = self.trees.commit(attempt.path, attempt.base, f"paicli {self.run_id}: {attempt.task_id} "
                                          f"attempt {attempt.number}", base_tree=attempt.base_tree)
         self._trees[result] = tree
+        # The receipt (the attempt's ref, its counts, the event) is written
+        # beside the merge that usually follows, not before it: two git calls
+        # off a task's critical path. Anything published about the attempt
+        # waits for it, so the ledger still reads committed, then merged.
+        receipt = _Receipt(target=self._receipt, args=(attempt, result), name="paicli-receipt", daemon=True)
+        with self._count_lock:
+            self._receipts[(attempt.task_id, attempt.number)] = receipt
+        receipt.start()
+        return result
+
+    def _receipt(self, attempt: Attempt, result: str) -> None:
         self.repo.update_ref(f"refs/paicli/{self.run_id}/task/{attempt.task_id}/{attempt.number}", result)
         changes = self.changes(attempt.base, result)
         self._publish(TaskCommitted(attempt.slot, attempt.task_id, attempt.number, attempt.base, result, len(changes),
                                     sum(max(c.added, 0) for c in changes), sum(max(c.removed, 0) for c in changes)))
-        return result
+
+    def _wait_receipt(self, attempt: Attempt) -> None:
+        self.wait_receipts(attempt.task_id)
+
+    def wait_receipts(self, task_id: str) -> None:
+        """Until every committed attempt of ``task_id`` has its receipt."""
+        with self._count_lock:
+            keys = [key for key in self._receipts if key[0] == task_id]
+            receipts = [self._receipts.pop(key) for key in keys]
+        for receipt in receipts:
+            receipt.wait()
 
     def changes(self, base: str, result: str) -> list[FileChange]:
         return [] if base == result else numstat(self.repo, base, result)
@@ -170,6 +210,7 @@ class IsolatedRun:
                 return self._record(attempt, into, result, self._trees[result], resolved=False)
             outcome = merge(self.repo, into, result, theirs_label=attempt.task_id)
             if not outcome.clean:
+                self._wait_receipt(attempt)
                 self._publish(MergeConflict(attempt.slot, attempt.task_id, attempt.number, into, result,
                                             tuple(outcome.paths)))
                 return MergeResult("conflict", into, result, outcome=outcome)
@@ -200,6 +241,7 @@ class IsolatedRun:
     def _record(self, attempt: Attempt, into: str, result: str, tree: str, *, resolved: bool) -> MergeResult:
         merge_commit = self.repo.git().run(
             "commit-tree", tree, "-p", into, "-p", result, "-m", f"paicli {self.run_id}: merge {attempt.task_id}")
+        self._wait_receipt(attempt)
         self.repo.update_ref(self.integration_ref, merge_commit, into)
         self._head = (merge_commit, tree)
         self.merges.append((attempt.task_id, merge_commit))
@@ -209,7 +251,11 @@ class IsolatedRun:
     # --- the end ----------------------------------------------------------------------
 
     def close(self) -> None:
-        """Remove the run's task trees (the refs stay for the report)."""
+        """Give the run's task trees back to the pool (the refs stay for the report)."""
+        with self._count_lock:
+            receipts, self._receipts = list(self._receipts.values()), {}
+        for receipt in receipts:
+            receipt.wait(raise_error=False)
         self.trees.close()
 
     def _publish(self, event) -> None:
