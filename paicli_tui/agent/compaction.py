@@ -25,6 +25,10 @@ class CompactionResult:
     dropped: int
 
 
+def _stub(content: str) -> str:
+    return f"{STUB_PREFIX} old tool result of {len(content):,} characters removed to save space"
+
+
 def _turn_starts(messages: list[dict]) -> list[int]:
     return [i for i, m in enumerate(messages) if m.get("role") == "user"]
 
@@ -44,7 +48,7 @@ def compact(messages: list[dict], max_chars: int, keep_recent_turns: int = 2) ->
         message = result[i]
         content = message.get("content") or ""
         if message.get("role") == "tool" and not content.startswith(STUB_PREFIX) and len(content) > 200:
-            message["content"] = f"{STUB_PREFIX} old tool result of {len(content):,} characters removed to save space"
+            message["content"] = _stub(content)
             stubbed += 1
     if history_chars(result) > max_chars:
         # One long turn (a task's) has no old turns: stub its own tool
@@ -53,7 +57,7 @@ def compact(messages: list[dict], max_chars: int, keep_recent_turns: int = 2) ->
         for i in tools[:-keep_recent_turns] if keep_recent_turns else tools:
             content = result[i].get("content") or ""
             if not content.startswith(STUB_PREFIX) and len(content) > 200:
-                result[i]["content"] = f"{STUB_PREFIX} old tool result of {len(content):,} characters removed to save space"
+                result[i]["content"] = _stub(content)
                 stubbed += 1
     dropped = 0
     # Still too long: drop whole old turns (system prompt at index 0 stays).
