@@ -212,6 +212,12 @@ def describe(event: ev.Event) -> Line | None:
             kind = "warning" if event.outcome == "blocked" else "error"
             detail = f": {event.reason}" if event.reason else ""
             return Line(f"{who}hook {event.hook_event} {event.outcome} ({event.command}){detail}", kind)
+        case ev.CheckRan():
+            ended = event.stopped or f"exit {event.exit_code}"
+            mark, kind = ("✓ check passed", "success") if event.passed else ("✗ check failed", "warning")
+            return Line(f"{event.task_id} {mark} ({ended}, {event.duration_s:.1f}s): {event.command}", kind)
+        case ev.ReceiptsSent() if event.flags:
+            return Line(f"{event.task_id} " + " · ".join(f"⚠ {flag}" for flag in event.flags), "warning")
         case ev.HooksTrusted():
             kept = "" if event.remembered else " (this session only)"
             return Line(f"running the hooks of {event.path}{kept}", "info")

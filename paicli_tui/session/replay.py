@@ -149,7 +149,7 @@ class ReplaySession:
 
     def _count_usage(self, event: ev.Event) -> None:
         if isinstance(event, ev.ModelResponse):
-            self.usage = self.usage + Usage(event.prompt_tokens, event.completion_tokens, event.cached_tokens)
+            self.usage = self.usage + Usage.of_response(event)
 
     # -- playback -------------------------------------------------------------------------
 

@@ -39,6 +39,7 @@ from typing import Callable, Iterable
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import TextArea
 
 from paicli_tui.ui.conversation import pasted_blocks
@@ -50,6 +51,8 @@ from paicli_tui.ui.conversation.prompt_history import Entry, PromptHistory
 ArgumentChoices = Callable[[str], Iterable[str]]
 #: Rows of text before the editor scrolls.
 MAX_ROWS = 8
+#: Seconds the cursor blinks after the last key (GTK's default rest is the same).
+CURSOR_BLINK_S = 10.0
 #: xterm's modifyOtherKeys reports Shift+Enter as ESC [27;2;13~, which
 #: Textual names "shift+\r"; Ctrl+Enter becomes "ctrl+\r", and Alt+Enter
 #: (ESC [27;3;13~) loses its alt and arrives as a bare "\r" (plain Enter
@@ -114,9 +117,28 @@ class PromptEditor(TextArea):
         self._warned = ""
         self._listing = False
         self._memo: tuple[tuple, list[Offer]] | None = None
+        self._cursor_rest: Timer | None = None
+        self._cursor_rested = False
 
     def on_mount(self) -> None:
         self._warn_once()
+        self._wake_cursor()
+
+    def _wake_cursor(self) -> None:
+        """Blink for CURSOR_BLINK_S after the last key, then stay lit: a
+        cursor blinking forever repaints twice a second in an idle app."""
+        if self._cursor_rested:  # only what _rest_cursor stopped: blinking switched off stays off
+            self._cursor_rested = False
+            self.cursor_blink = True
+        if self._cursor_rest is not None:
+            self._cursor_rest.stop()
+        self._cursor_rest = self.set_timer(CURSOR_BLINK_S, self._rest_cursor)
+
+    def _rest_cursor(self) -> None:
+        self._cursor_rest = None
+        if self.cursor_blink:
+            self._cursor_rested = True
+            self.cursor_blink = False
 
     # -- the public surface ------------------------------------------------------------
 
@@ -168,6 +190,7 @@ class PromptEditor(TextArea):
     # -- keys (see the module docstring for why here) -----------------------------------------
 
     async def _on_key(self, event: events.Key) -> None:
+        self._wake_cursor()
         key = KEY_ALIASES.get(event.key, event.key)
         # The lookup App._check_bindings does once the key is back at the App
         # (focused widget first, keymap applied, up to the first modal), done

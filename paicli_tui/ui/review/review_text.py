@@ -50,6 +50,7 @@ def hint_pairs(*, expanded: bool, can_undo: bool, noun: str) -> list[tuple[str, 
         ("e", "description"),
         ("t", "type"),
         ("d", "dependencies"),
+        ("c", "check"),
         ("a", f"add {noun}"),
         ("x", "delete"),
         ("K/J", "move"),
@@ -88,6 +89,8 @@ def summary_content(state: PlanEditState, goal: str) -> Content:
         for shown, task in rows:
             parts += [f"\n  {GLYPHS['PENDING']} {shown.ljust(id_width)} ", (task.type.value.ljust(type_width), "dim"),
                       f"  {task.description}"]
+            if task.check:
+                parts += ["\n      ", (f"check: {task.check}", WHAT_STYLE)]
     parts += [_type_warnings(plan, state)]
     return Content.assemble(*parts)
 
@@ -133,12 +136,14 @@ def details_content(state: PlanEditState, task_id: str | None) -> Content:
     dependents = [other.id for other in state.tasks() if task_id in other.dependencies]
     needs = ", ".join(task.dependencies) or "nothing"
     needed_by = ", ".join(dependents) or "nothing"
+    check: list = [("check: ", "bold"), task.check, "\n"] if task.check else []
     return Content.assemble(
         (task.id, "bold"),
         (f" {task.type}", WHAT_STYLE),
         "\n",
         task.description or "(no description)",
         "\n",
+        *check,
         (f"needs {needs} · needed by {needed_by}", WHAT_STYLE),
     )
 

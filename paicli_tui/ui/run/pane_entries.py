@@ -235,6 +235,34 @@ class VerdictCard(Vertical):
         return "\n".join(p for p in parts if p)
 
 
+class CheckCard(Vertical):
+    DEFAULT_CSS = "CheckCard { height: auto; }"
+    """A task's check: ✓/✗ with the exit and time in the title, the command,
+    and its output folded like a tool's result (a click, or ``o`` for all)."""
+
+    def __init__(self, op: ops.CheckOp) -> None:
+        state = "passed" if op.passed else "failed"
+        super().__init__(classes=f"entry card check -{state}")
+        self.op = op
+        self.border_title = Content(ops.check_title(op))
+        self.border_subtitle = Content(f"{op.task_id} · attempt {op.attempt}")
+
+    def compose(self) -> ComposeResult:
+        lines = clean(self.op.output).rstrip("\n").splitlines()
+        yield Static(Content(f"$ {clean(self.op.command)}"), classes="command")
+        fold = f"▸ output · {len(lines)} line{'s' if len(lines) != 1 else ''} (click or o to show)" if lines \
+            else "▸ no output"
+        yield Static(Content(fold), classes="fold")
+        yield Static(Content("\n".join(lines) or "(no output)"), classes="details")
+
+    def on_click(self) -> None:
+        self.toggle_class("-flipped")
+
+    @property
+    def plain(self) -> str:
+        return f"{self.border_title}\n$ {self.op.command}"
+
+
 def warm_up_entries() -> list[Widget]:
     """One entry of every kind, with the Markdown blocks an answer usually
     has: mounted once, hidden, so their CSS is read before a run streams."""
@@ -248,4 +276,5 @@ def warm_up_entries() -> list[Widget]:
         ToolEntry(ops.ToolOp("c", "t", "", "{}")),
         ReportCard(ops.ReportOp("t", 1, "completed", "r", "")),
         VerdictCard(ops.VerdictOp("r", "t", 1, False, "s", "- i", ("n",))),
+        CheckCard(ops.CheckOp("t", 1, "true", True, "exit 0", 0.0, "")),
     ]

@@ -84,6 +84,7 @@ class RunScreen(RunKeys, Screen):
         price: Any = None,
         replay: bool = False,
         diff_source: Callable[[str, str], str | None] | None = None,
+        limits: dict | None = None,
     ) -> None:
         super().__init__(id="run")
         self.goal = goal
@@ -97,6 +98,9 @@ class RunScreen(RunKeys, Screen):
         self.max_entries = max_entries
         self.model = RunModel(tasks_from_plan(plan), workers, clock=clock, kind=kind)
         self.model.replay = replay
+        self.model.price = price
+        self.model.max_cost = (limits or {}).get("max_cost")
+        self.model.run_max_cost = (limits or {}).get("run_max_cost")
         self.cancelling = False
         self.price = price
         self.selected: str | None = None  # the worker shown large in the focus layout

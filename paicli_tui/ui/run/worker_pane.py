@@ -20,6 +20,7 @@ from textual.widget import Widget
 from paicli_tui.ui.run import pane_ops as ops
 from paicli_tui.ui.run.pane_entries import (
     AnswerBlock,
+    CheckCard,
     Notice,
     ReportCard,
     StepHeading,
@@ -115,6 +116,8 @@ class WorkerPane(VerticalScroll, can_focus=True):
                 case ops.VerdictOp():
                     self._settle(op.block)
                     new.append(VerdictCard(op))
+                case ops.CheckOp():
+                    new.append(CheckCard(op))
                 case ops.NoticeOp():
                     new.append(Notice(op))
         if new:
