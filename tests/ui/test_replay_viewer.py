@@ -120,3 +120,20 @@ async def test_a_replay_shows_no_mode_badge_and_its_run_screen_no_cancel(tmp_pat
         finally:
             session.cancel()
             player.join(timeout=5)
+
+
+async def test_escape_on_the_transcript_leaves_the_replay_playing(tmp_path):
+    path, _, _ = _live_team_run(tmp_path)
+    session = ReplaySession(_with_review_pause(path, 60.0))
+    app = PaicliApp(session, remember_theme=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        player = threading.Thread(target=session.play, args=(1.0,), daemon=True)
+        player.start()
+        try:
+            await until(pilot, lambda: session.busy, "the replay playing")
+            await pilot.press("escape")
+            await pilot.pause(0.2)
+            assert not session.stopped and session.busy
+        finally:
+            session.cancel()
+            player.join(timeout=5)
