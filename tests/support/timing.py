@@ -34,13 +34,16 @@ def _scale() -> float:
     return min(MAX_SCALE, max(1.0, load / cores))
 
 
-#: Read once per process (each xdist worker reads it when it starts).
+#: Read once per process (each xdist worker reads it when it starts); the
+#: test time limits are set from it at collection.
 SCALE = _scale()
 
 
 def scaled(seconds: float) -> float:
-    """``seconds`` stretched by the machine's load."""
-    return seconds * SCALE
+    """``seconds`` stretched by the machine's load: the load at start-up or
+    now, whichever is higher (the load average lags a load that began just
+    before the suite, such as busy loops started first)."""
+    return seconds * max(SCALE, _scale())
 
 
 def wait_until(condition: Callable[[], object], what: str, timeout: float = 10.0, interval: float = 0.02) -> None:

@@ -404,6 +404,8 @@ class MainScreen(Screen):
         if self.focused is not self.prompt:
             self.prompt.focus()
             return
+        if self.read_only_reason:
+            return  # a replay has no turn of the person's to cancel: Esc leaves it playing
         self.cancel_turn()
 
     def cancel_turn(self) -> bool:
