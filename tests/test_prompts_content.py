@@ -14,7 +14,7 @@ from paicli_tui.team import parse_review_verdict, parse_worker_report
 
 PLAN_FORMAT = (
     '{"summary": "...", "steps": [{"id": "...", "description": "...", '
-    '"type": "FILE_READ|FILE_WRITE|COMMAND|ANALYSIS|VERIFICATION", "dependencies": ["..."]}]}'
+    '"type": "FILE_READ|FILE_WRITE|COMMAND|ANALYSIS|VERIFICATION", "dependencies": ["..."], "check": "..."}]}'
 )
 WORKER_COMPLETED = '{"status":"completed","result":"…"}'
 WORKER_BLOCKED = '{"status":"blocked","reason":"…","result":"…optional partial…"}'
@@ -90,7 +90,7 @@ def test_planner_prompts_give_the_exact_plan_format(role):
     assert "maximise independent" in text
     # The format, filled in, is what the strict plan parser accepts.
     example = PLAN_FORMAT.replace("FILE_READ|FILE_WRITE|COMMAND|ANALYSIS|VERIFICATION", "ANALYSIS")
-    example = example.replace('"dependencies": ["..."]', '"dependencies": []')
+    example = example.replace('"dependencies": ["..."]', '"dependencies": []').replace('"check": "..."', '"check": ""')
     prefix = "step" if role == "team-planner" else "task"
     plan = parse_plan(example, id_prefix=prefix)
     assert [t.id for t in plan.tasks] == [f"{prefix}_1"]
