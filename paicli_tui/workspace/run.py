@@ -124,12 +124,13 @@ class IsolatedRun:
         git, GitError when the shadow no longer holds the run's commits."""
         require_version()
         repo = ShadowRepo.open(workspace, root)
-        removed = sweep(repo, root / "trees")
+        removed = sweep(repo, root / "trees") + sweep_pool(repo, root / "pool")
         for commit in (start, head):
             if repo.resolve(commit) is None:
                 raise GitError(f"the shadow repository no longer holds commit {commit[:12]} of run {run_id}")
         repo.update_ref(f"refs/paicli/{run_id}/integration", head)
-        run = cls(repo, run_id, start, TaskTrees(repo, root / "trees"), bus, len(removed))
+        run = cls(repo, run_id, start, TaskTrees(repo, root / "pool"), bus, len(removed))
+        run._head = (head, "")
         run.merges = list(merges)
         run._attempts = dict(attempts)
         return run

@@ -67,7 +67,7 @@ async def test_resume_picks_an_interrupted_run_and_finishes_it_in_its_own_ledger
             assert [state.session for state in picker.runs] == [ledger.stem]
             assert "2/4 done" in str(picker.query_one("#resume-detail").render())
             await pilot.press("enter")
-            await until(pilot, lambda: "Team run COMPLETED" in transcript_text(app), "the end of the resumed run")
+            await until(pilot, lambda: "run COMPLETED" in transcript_text(app), "the end of the resumed run")
     finally:
         session.close()
     assert script.asked_about("step_1") == [] and script.asked_about("step_2") == []
@@ -94,7 +94,7 @@ async def test_edit_then_resume_opens_the_review_with_the_finished_steps_marked(
             assert marked == {"step_1": "COMPLETED", "step_2": "COMPLETED", "step_3": "PENDING",
                               "step_4": "PENDING"}
             await pilot.press("enter")
-            await until(pilot, lambda: "Team run COMPLETED" in transcript_text(app), "the end of the resumed run")
+            await until(pilot, lambda: "run COMPLETED" in transcript_text(app), "the end of the resumed run")
     finally:
         session.close()
     assert script.asked_about("step_1") == [] and script.asked_about("step_2") == []
