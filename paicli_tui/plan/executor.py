@@ -129,11 +129,13 @@ class PlanExecutor:
         version: int = 1,
         estimates: Mapping[str, float] | None = None,
         run_limit: RunLimit | None = None,
+        where: str = "local",
     ) -> None:
         """``version`` is the plan version being run (replans publish the
         next numbers); ``estimates`` are optional task durations that the
         ``ready`` policy uses to rank the first plan's critical path;
-        ``run_limit`` stops new dispatches once a per-run budget is spent."""
+        ``run_limit`` stops new dispatches once a per-run budget is spent;
+        ``where`` says where the runner runs the tasks (for the record)."""
         if parallelism < 1:
             raise ValueError(f"parallelism must be at least 1, got {parallelism}")
         names = list(workers) if workers else [f"worker-{i}" for i in range(1, parallelism + 1)]
@@ -155,6 +157,7 @@ class PlanExecutor:
         self._version = version
         self._estimates = estimates
         self._run_limit = run_limit
+        self._where = where
         self._stop_reason = ""
         # Guards everything below, the plan statuses and every event the
         # executor publishes (see the module docstring).
@@ -175,7 +178,7 @@ class PlanExecutor:
         error = ""
         self._publish(
             RunStarted(self._actor, self._policy, self._limit, tuple(self._workers), self._max_replans,
-                       self._version, plan.to_dict(), self._kind)
+                       self._version, plan.to_dict(), self._kind, self._where)
         )
         try:
             while True:

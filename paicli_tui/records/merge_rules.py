@@ -24,7 +24,8 @@ class MergeRecords(Rule):
 
     def check(self, line: LedgerLine, plan: PlanState):
         p = _p(line)
-        task = str(p.get("task_id") or "")
+        # A review verdict names its step ``step_id``; every other record ``task_id``.
+        task = str(p.get("task_id") or p.get("step_id") or "")
         attempt = int(p.get("attempt") or 0)
         if line.event == "workspace_snapshot":
             self.head = str(p.get("start") or "")

@@ -41,6 +41,7 @@ from paicli_tui.session.port import (
 )
 
 if TYPE_CHECKING:
+    from paicli_tui.executors import Executor
     from paicli_tui.plan.model import Plan
     from paicli_tui.plan.review import PlanReviewer
     from paicli_tui.policy.approval import Approver
@@ -61,9 +62,13 @@ class Session(ModeAndModel, GrantKeeping):
         session_id: str | None = None,
         trust_workspace_mcp: bool = False,
         trust_workspace_hooks: bool = False,
+        executor: "Executor | None" = None,
     ) -> None:
         """``trust_workspace_mcp``: start the workspace .mcp.json's servers
-        this time without asking (``paicli run --trust-mcp``); ``trust_workspace_hooks``: its hooks (--trust-hooks)."""
+        this time without asking (``paicli run --trust-mcp``); ``trust_workspace_hooks``: its hooks (--trust-hooks).
+        ``executor`` runs /plan tasks and /team steps (connected by the caller,
+        which owns the one-line error when a cluster is unreachable); the
+        session closes it."""
         from paicli_tui.llm.client import ChatClient
         from paicli_tui.prompting.assembler import PromptAssembler
         from paicli_tui.policy.approval import DenyApprover
@@ -106,6 +111,12 @@ class Session(ModeAndModel, GrantKeeping):
             self.registry.register(tool)
         self._runs = 0
         self.approver = approver or DenyApprover()
+        from paicli_tui.executors import LocalExecutor
+        from paicli_tui.policy.approval import AutoApprover
+
+        self.executor = executor or LocalExecutor()
+        if hasattr(self.executor, "for_session"):
+            self.executor.for_session(settings, self.session_id, auto_approve=isinstance(self.approver, AutoApprover))
         self.plan_reviewer = plan_reviewer
         self._approval_mode = settings.approval_mode
         self.usage = Usage()
@@ -297,6 +308,7 @@ class Session(ModeAndModel, GrantKeeping):
             self.mcp.close()
         kill_live_groups()
         self.client.close()
+        self.executor.close()
         self.knowledge.close()
         self.ledger.close()
 
@@ -409,7 +421,7 @@ class Session(ModeAndModel, GrantKeeping):
         isolation = self.isolation.begin(self._checkpoint_run or self.session_id,
                                          [f"worker-{i}" for i in range(1, self.settings.parallelism + 1)])
         run_task = PlanTaskRunner(goal, new_task_agent, self.knowledge.recall, TrustedUrls.from_user_text(goal),
-                                  isolation=isolation, hooks=self.hooks, bus=self.bus)
+                                  isolation=isolation, hooks=self.hooks, bus=self.bus, executor=self.executor)
 
         def replan(current_plan, failed_task, reason):
             return planner.replan(goal, current_plan, failed_task, reason, cancel=cancel)
@@ -424,6 +436,7 @@ class Session(ModeAndModel, GrantKeeping):
             replanner=replan,
             version=max(planner.version, 1),
             run_limit=self._run_budget.exceeded_kind,
+            where=self.executor.where,
         )
         self._executor = executor
         try:
@@ -467,7 +480,8 @@ class Session(ModeAndModel, GrantKeeping):
         try:
             isolation = self.isolation.begin(self._checkpoint_run or self.session_id,
                                              [f"worker-{i}" for i in range(1, self.settings.workers + 1)])
-            report = orchestrator.run(goal, planned, cancel, TrustedUrls.from_user_text(goal), isolation=isolation)
+            report = orchestrator.run(goal, planned, cancel, TrustedUrls.from_user_text(goal), isolation=isolation,
+                                      executor=self.executor)
             applied = self.isolation.finish()
         finally:
             self._orchestrator = None

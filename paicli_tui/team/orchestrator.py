@@ -23,6 +23,7 @@ from paicli_tui.team.subagent import ORCHESTRATOR, SubAgent
 
 if TYPE_CHECKING:
     from paicli_tui.config.settings import Settings
+    from paicli_tui.executors import Executor
     from paicli_tui.llm.client import ChatClient
     from paicli_tui.prompting.assembler import PromptAssembler
     from paicli_tui.policy.approval import Approver
@@ -81,6 +82,7 @@ class TeamOrchestrator:
         cancel: threading.Event,
         trusted_urls: "TrustedUrls | None" = None,
         isolation: "TaskIsolation | None" = None,
+        executor: "Executor | None" = None,
     ) -> ExecutionReport:
         """Run every step on the worker pool; parallelism = worker count,
         no replanning (a failed or blocked step skips its dependents only).
@@ -100,6 +102,7 @@ class TeamOrchestrator:
             recall=self.recall,
             isolation=isolation,
             hooks=self.registry.hooks,
+            executor=executor,
         )
         executor = PlanExecutor(
             plan,
@@ -114,6 +117,7 @@ class TeamOrchestrator:
             kind="team",
             version=max(self.planner.version, 1),
             run_limit=self.run_budget.exceeded_kind if self.run_budget is not None else None,
+            where=executor.where if executor is not None else "local",
         )
         self.executor = executor  # lets the session cancel a single step
         if isolation is not None:

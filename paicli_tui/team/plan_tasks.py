@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Callable
 
+from paicli_tui.executors import Executor, LocalExecutor, TurnJob, run_turn
 from paicli_tui.hooks.task_check import checked_turns
 from paicli_tui.plan.context import task_message
 from paicli_tui.plan.executor import TaskOutcome
@@ -34,12 +35,14 @@ class PlanTaskRunner:
 
     def __init__(self, goal: str, new_agent: TaskAgentFactory, recall: Recall, trusted: TrustedUrls,
                  isolation: "TaskIsolation | None" = None, hooks: "HookRunner | None" = None,
-                 bus: "EventBus | None" = None) -> None:
+                 bus: "EventBus | None" = None, executor: Executor | None = None) -> None:
         """With ``isolation`` each task works in its own tree and its work is
         merged back when it completes; a conflict it cannot merge is re-run
         on top, dropped or failed as the resolver decides. TaskCompleted
         ``hooks`` check a finished turn first: a failing one sends its
-        reason back to the task's agent."""
+        reason back to the task's agent. ``executor`` decides where each
+        turn of a task's agent runs (here by default)."""
+        self.executor = executor or LocalExecutor()
         self.isolation = isolation
         self.hooks = hooks if bus is not None else None
         self.bus = bus
@@ -48,6 +51,12 @@ class PlanTaskRunner:
         self.recall = recall
         self.trusted = trusted
         self.branch_urls = BranchUrls()
+
+    def _turns(self, task: "Task", agent: "Agent", tree, branch, cancel: threading.Event):
+        """One turn of the task's agent in ``tree``, where the executor runs it."""
+        run = self.isolation.run if self.isolation is not None else None
+        bus = self.bus if self.bus is not None else agent.bus
+        return lambda text: run_turn(self.executor, TurnJob(task.id, agent, text, branch, tree, run), cancel, bus)
 
     def __call__(self, task: "Task", plan: "Plan", worker: str, cancel: threading.Event) -> TaskOutcome:
         agent = self.new_agent(task.id, task.type.value)
@@ -62,9 +71,9 @@ class PlanTaskRunner:
             tree = self.isolation.attempt(task.id, worker) if self.isolation is not None else None
             if tree is not None and registry is not None:
                 agent.registry = registry.for_root(tree.path)
+            turn = self._turns(task, agent, tree, branch, cancel)
             outcome = checked_turns(
-                self.hooks, lambda: agent.run_turn(with_turn_context(message), cancel=cancel, trusted_urls=branch),
-                lambda feedback: agent.run_turn(feedback, cancel=cancel, trusted_urls=branch),
+                self.hooks, lambda: turn(with_turn_context(message)), turn,
                 task=task, goal=self.goal, worker=worker, bus=self.bus, cancel=cancel)  # type: ignore[arg-type]
             if outcome.failed_check:
                 return TaskOutcome("failed", outcome.text, f"hook: {outcome.failed_check}")

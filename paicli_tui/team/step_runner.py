@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Callable
 
+from paicli_tui.executors import Executor, LocalExecutor, TurnJob, run_turn
 from paicli_tui.events import (
     EventBus,
     RepairRequested,
@@ -67,10 +68,13 @@ class StepRunner:
         recall: Callable[[str, str, str], str] | None = None,
         isolation: "TaskIsolation | None" = None,
         hooks: "HookRunner | None" = None,
+        executor: Executor | None = None,
     ) -> None:
         """With ``isolation`` every attempt works in its own tree from the
         run's current integration state, the reviewer sees the attempt's
-        diff, and only approved work is merged back."""
+        diff, and only approved work is merged back. ``executor`` decides
+        where a worker's turns run (here by default); reviews run here."""
+        self.executor = executor or LocalExecutor()
         self.goal = goal
         self.isolation = isolation
         #: TaskCompleted hooks check a completed report before the reviewer does.
@@ -93,6 +97,7 @@ class StepRunner:
             return self._run(task, plan, worker, cancel)
         finally:
             worker.agent.registry = registry
+            worker.turns = None
             worker.clear_history()  # the step boundary (P-5.4)
             worker.agent.task_label = ""
 
@@ -104,6 +109,9 @@ class StepRunner:
         attempt = self.isolation.attempt(task.id, worker.name)
         if registry is not None:
             worker.agent.registry = registry.for_root(attempt.path)
+        run, agent = self.isolation.run, worker.agent
+        worker.turns = lambda text, cancel, trusted: run_turn(
+            self.executor, TurnJob(task.id, agent, text, trusted, attempt, run), cancel, self.bus)
         return attempt
 
     def reviewer_name(self, plan: Plan, step_id: str) -> str:

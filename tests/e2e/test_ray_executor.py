@@ -1,0 +1,163 @@
+"""`paicli run --executor ray` against one local Ray cluster (127.0.0.1, 2
+CPUs) and the scripted loopback server: the same files and statuses as the
+local executor, events streamed while a task runs, a killed worker retried
+once, and an unreachable cluster refused in one line."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+ray = pytest.importorskip("ray", reason="the [ray] extra is not installed")
+
+from paicli_tui.llm.offline.scripted import Reply, Script  # noqa: E402
+from tests.support.cli import events, ledger_lines, run_paicli  # noqa: E402
+from tests.support.gitrepo import CALC, git, make_git_workspace  # noqa: E402
+from tests.support.recorder import approve, done, reject, task_plan, team_plan  # noqa: E402
+from tests.support.server import LoopbackServer  # noqa: E402
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(110), pytest.mark.xdist_group("ray-cluster")]
+
+PORT = 26391
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """One local Ray for the module, stopped (all its processes) at the end."""
+    temp = tmp_path_factory.mktemp("ray")
+    # A token of its own: the machine's ~/.ray/auth_token belongs to whoever made it.
+    auth = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(16)}
+    saved = {name: os.environ.get(name) for name in auth}
+    os.environ.update(auth)  # the paicli subprocesses inherit it
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [os.getcwd(), os.environ.get("PYTHONPATH")])))
+    start = subprocess.run(
+        [sys.executable, "-m", "ray.scripts.scripts", "start", "--head", "--node-ip-address", "127.0.0.1",
+         "--port", str(PORT), "--num-cpus", "2", "--include-dashboard", "false", "--temp-dir", str(temp),
+         "--disable-usage-stats"], env=env, capture_output=True, text=True, timeout=90)
+    assert start.returncode == 0, start.stderr[-2000:]
+    try:
+        yield f"127.0.0.1:{PORT}", temp
+    finally:
+        subprocess.run([sys.executable, "-m", "ray.scripts.scripts", "stop", "--force"], env=env,
+                       capture_output=True, timeout=60)
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def paicli(server, workspace, home, mode, goal, *extra):
+    return run_paicli(["run", "--mode", mode, "--yes", "--base-url", server.base_url, "--model", "m",
+                       "--workspace", str(workspace), *extra, goal], home=home, cwd=workspace, timeout=100)
+
+
+def ledger_path(home):
+    return sorted((home / "history" / "raw").glob("*.jsonl"))[-1]
+
+
+def final_statuses(lines) -> dict[str, str]:
+    statuses = {}
+    for line in events(lines, "status"):
+        statuses[line["payload"]["task_id"]] = line["payload"]["status"]
+    return statuses
+
+
+def files(workspace) -> dict[str, str]:
+    return {p.relative_to(workspace).as_posix(): p.read_text() for p in sorted(workspace.rglob("*"))
+            if p.is_file() and ".git" not in p.parts}
+
+
+def diamond() -> Script:
+    write = lambda path, text: Reply(tool_calls=[("write_file", {"path": path, "content": text})])  # noqa: E731
+    return Script({
+        "planner": [task_plan(("top", []), ("left", ["t1"]), ("right", ["t1"]), ("bottom", ["t2", "t3"]))],
+        "task_1": [write("top.txt", "top\n"), Reply(content="top done")],
+        "task_2": [write("left.txt", "left\n"), Reply(content="left done")],
+        "task_3": [write("right.txt", "right\n"), Reply(content="right done")],
+        "task_4": [Reply(tool_calls=[("read_file", {"path": "left.txt"})]), write("bottom.txt", "bottom\n"),
+                   Reply(content="bottom done")],
+    })
+
+
+def team_with_a_rejection() -> Script:
+    fixed = CALC.replace("return a + b", "return a + b  # checked")
+    return Script({
+        "planner": [team_plan(("fix add", []), ("note", ["s1"]))],
+        "worker": [Reply(tool_calls=[("write_file", {"path": "src/calc.py", "content": CALC.replace("a + b", "a - b")})]),
+                   done("first try"),
+                   Reply(tool_calls=[("write_file", {"path": "src/calc.py", "content": fixed})]), done("fixed"),
+                   Reply(tool_calls=[("write_file", {"path": "NOTE.md", "content": "noted\n"})]), done("noted")],
+        "reviewer": [reject("add must add"), approve(), approve()],
+    })
+
+
+def both_ways(tmp_path, home_factory, mode, goal, script_factory, cluster_address):
+    outcomes = {}
+    for name, extra in (("local", ()), ("ray", ("--executor", "ray", "--ray-address", cluster_address))):
+        workspace = make_git_workspace(tmp_path / name)
+        home = home_factory(name)
+        with LoopbackServer(script_factory()) as server:
+            proc = paicli(server, workspace, home, mode, goal, "--workers", "1", *extra)
+        assert proc.returncode == 0, f"{name}: {proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        lines = ledger_lines(home)
+        verify = run_paicli(["verify", str(ledger_path(home))], home=home, cwd=workspace)
+        outcomes[name] = (proc, files(workspace), final_statuses(lines), lines, verify)
+    return outcomes
+
+
+@pytest.fixture
+def home_factory(tmp_path, monkeypatch):
+    def make(name):
+        home = tmp_path / f"home-{name}"
+        home.mkdir()
+        return home
+    return make
+
+
+def test_a_diamond_plan_on_ray_ends_like_the_local_run_and_its_ledger_verifies(tmp_path, home_factory, cluster):
+    out = both_ways(tmp_path, home_factory, "plan", "four files", diamond, cluster[0])
+    local, remote = out["local"], out["ray"]
+    assert local[0].returncode == 0, local[0].stderr
+    assert remote[0].returncode == 0, remote[0].stdout[-2000:] + remote[0].stderr[-2000:]
+    assert remote[1] == local[1] and "bottom.txt" in remote[1]
+    assert remote[2] == local[2] == {f"task_{i}": "COMPLETED" for i in range(1, 5)}
+    assert remote[4].returncode == 0, remote[4].stdout + remote[4].stderr
+    placed = events(remote[3], "placed")
+    assert {p["payload"]["task_id"] for p in placed} == {"task_1", "task_2", "task_3", "task_4"}
+    assert all(p["payload"]["node_id"] and p["payload"]["address"] for p in placed)
+    started = events(remote[3], "run_started")[0]["payload"]
+    assert started["executor"] == f"ray @ {cluster[0]}"
+    assert events(local[3], "placed") == []
+
+
+def test_a_team_run_with_one_rejection_on_ray_ends_like_the_local_run(tmp_path, home_factory, cluster):
+    out = both_ways(tmp_path, home_factory, "team", "fix add and note it", team_with_a_rejection, cluster[0])
+    local, remote = out["local"], out["ray"]
+    assert local[0].returncode == 0, local[0].stderr
+    assert remote[0].returncode == 0, remote[0].stdout[-2000:] + remote[0].stderr[-2000:]
+    assert remote[1] == local[1] and "# checked" in remote[1]["src/calc.py"]
+    assert remote[2] == local[2] == {"step_1": "COMPLETED", "step_2": "COMPLETED"}
+    verdicts = [v["payload"]["approved"] for v in events(remote[3], "review_verdict")]
+    assert verdicts == [False, True, True]
+    assert local[4].returncode == 0, local[4].stdout + local[4].stderr
+    assert remote[4].returncode == 0, remote[4].stdout + remote[4].stderr
+
+
+def test_an_unreachable_cluster_is_one_line_and_exit_2(tmp_path, paicli_home):
+    workspace = make_git_workspace(tmp_path / "ws")
+    with LoopbackServer(Script({})) as server:
+        started = time.monotonic()
+        proc = paicli(server, workspace, paicli_home, "plan", "anything", "--executor", "ray",
+                      "--ray-address", "ray://127.0.0.1:1")
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0 and "ray://127.0.0.1:1" in proc.stderr, proc.stderr
+    assert time.monotonic() - started < 30
