@@ -161,3 +161,95 @@ def test_an_unreachable_cluster_is_one_line_and_exit_2(tmp_path, paicli_home):
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0 and "ray://127.0.0.1:1" in proc.stderr, proc.stderr
     assert time.monotonic() - started < 30
+
+
+def ledger_events(home, name: str) -> list[dict]:
+    """What the running paicli has written so far (a torn last line skipped)."""
+    found = []
+    for path in (home / "history" / "raw").glob("*.jsonl"):
+        for text in path.read_text().splitlines():
+            try:
+                line = json.loads(text)
+            except ValueError:
+                continue
+            if line.get("event") == name:
+                found.append(line)
+    return found
+
+
+def wait_for(check, seconds: float = 20.0):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.05)
+    return None
+
+
+class HoldsUntilStreamed:
+    """task_1's second model call is answered only once its first reply's
+    text is in the ledger, which the local bus writes: it got there while
+    the task was still running on Ray, not with its result."""
+
+    def __init__(self, script: Script, home) -> None:
+        self.script, self.home = script, home
+        self.seen_while_running = False
+
+    def __call__(self, request):
+        if request.agent == "task_1" and len(request.messages) > 2:
+            self.seen_while_running = bool(wait_for(lambda: [
+                line for line in ledger_events(self.home, "model_response")
+                if line["actor"] == "task_1" and "looking at the notes" in json.dumps(line["payload"])]))
+        return self.script(request)
+
+
+def test_a_pane_gets_a_tasks_text_while_the_task_still_runs_on_ray(tmp_path, paicli_home, cluster):
+    workspace = make_git_workspace(tmp_path / "ws")
+    script = Script({"planner": [task_plan(("read", []))],
+                     "task_1": [Reply(content="looking at the notes first",
+                                      tool_calls=[("read_file", {"path": "src/calc.py"})]),
+                                Reply(content="read them")]})
+    holder = HoldsUntilStreamed(script, paicli_home)
+    with LoopbackServer(holder) as server:
+        proc = paicli(server, workspace, paicli_home, "plan", "read", "--executor", "ray", "--ray-address", cluster[0])
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert holder.seen_while_running
+
+
+class KillsTheWorker:
+    """Every model call of task_1 kills the Ray worker process making it
+    (its pid is in the ledger's placed record for that turn)."""
+
+    def __init__(self, script: Script, home) -> None:
+        self.script, self.home = script, home
+        self.killed: list[int] = []
+
+    def __call__(self, request):
+        if request.agent == "task_1":
+            placed = wait_for(lambda: [line for line in ledger_events(self.home, "placed")
+                                       if line["payload"]["pid"] not in self.killed])
+            if placed:
+                pid = placed[0]["payload"]["pid"]
+                self.killed.append(pid)
+                os.kill(pid, signal.SIGKILL)
+        return self.script(request)
+
+
+def test_a_killed_ray_worker_is_retried_once_then_the_task_fails_with_one_clear_line(tmp_path, paicli_home, cluster):
+    workspace = make_git_workspace(tmp_path / "ws")
+    script = Script({"planner": [task_plan(("write", []))],
+                     "task_1": [Reply(tool_calls=[("write_file", {"path": "x.txt", "content": "x"})])] * 2})
+    killer = KillsTheWorker(script, paicli_home)
+    with LoopbackServer(killer) as server:
+        proc = paicli(server, workspace, paicli_home, "plan", "write", "--executor", "ray", "--ray-address", cluster[0])
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    assert len(killer.killed) == 2
+    lines = ledger_lines(paicli_home)
+    assert len(events(lines, "placed")) == 2
+    notes = [n["payload"]["text"] for n in events(lines, "agent_note") if "Ray worker died" in n["payload"]["text"]]
+    assert len(notes) == 1 and "once more" in notes[0]
+    failed = [s["payload"] for s in events(lines, "status") if s["payload"]["status"] == "FAILED"]
+    assert len(failed) == 1 and "Ray worker died" in failed[0]["error"] and "also on the retry" in failed[0]["error"]
+    assert "\n" not in failed[0]["error"]
+    assert not (workspace / "x.txt").exists()
