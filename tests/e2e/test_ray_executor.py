@@ -134,6 +134,7 @@ def test_a_diamond_plan_on_ray_ends_like_the_local_run_and_its_ledger_verifies(t
     placed = events(remote[3], "placed")
     assert {p["payload"]["task_id"] for p in placed} == {"task_1", "task_2", "task_3", "task_4"}
     assert all(p["payload"]["node_id"] and p["payload"]["address"] for p in placed)
+    assert "task_4 on ray node" in remote[0].stdout and f"tasks run on ray @ {cluster[0]}" in remote[0].stdout
     started = events(remote[3], "run_started")[0]["payload"]
     assert started["executor"] == f"ray @ {cluster[0]}"
     assert events(local[3], "placed") == []
