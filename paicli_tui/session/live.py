@@ -67,8 +67,8 @@ class Session(ModeAndModel, GrantKeeping):
         """``trust_workspace_mcp``: start the workspace .mcp.json's servers
         this time without asking (``paicli run --trust-mcp``); ``trust_workspace_hooks``: its hooks (--trust-hooks).
         ``executor`` runs /plan tasks and /team steps (connected by the caller,
-        which owns the one-line error when a cluster is unreachable); the
-        session closes it."""
+        which owns the one-line error when a cluster is unreachable, and
+        closes it)."""
         from paicli_tui.llm.client import ChatClient
         from paicli_tui.prompting.assembler import PromptAssembler
         from paicli_tui.policy.approval import DenyApprover
@@ -308,7 +308,6 @@ class Session(ModeAndModel, GrantKeeping):
             self.mcp.close()
         kill_live_groups()
         self.client.close()
-        self.executor.close()
         self.knowledge.close()
         self.ledger.close()
 
