@@ -79,7 +79,7 @@ def main(args: argparse.Namespace) -> int:
     from paicli_tui.executors import ExecutorUnavailable, open_executor
 
     try:
-        executor = open_executor(settings.executor) if args.mode in ("plan", "team") else None
+        executor = open_executor(settings) if args.mode in ("plan", "team") else None
     except ExecutorUnavailable as exc:
         return fail(str(exc), 2)
     out, err = QuietStream(sys.stdout), QuietStream(sys.stderr)

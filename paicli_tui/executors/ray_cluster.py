@@ -4,6 +4,7 @@ line when that cannot be done."""
 from __future__ import annotations
 
 import logging
+import os
 import socket
 from urllib.parse import urlsplit
 
@@ -22,9 +23,11 @@ def import_ray():
     return ray
 
 
-def connect(address: str | None) -> tuple[object, str]:
+def connect(address: str | None, secrets: dict[str, str]) -> tuple[object, str]:
     """Connect (or start a local cluster when ``address`` is None); returns
-    the ray module and a short description of where tasks will run."""
+    the ray module and a short description of where tasks will run. A local
+    cluster's processes inherit ``secrets`` as environment variables; a
+    cluster joined at an address must have them already (docs/executors.md)."""
     ray = import_ray()
     if address:
         _probe(address)
@@ -33,8 +36,9 @@ def connect(address: str | None) -> tuple[object, str]:
             ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
             where = f"ray @ {address}"
         else:
-            ray.init(num_cpus=LOCAL_CPUS, include_dashboard=False, _node_ip_address="127.0.0.1",
-                     logging_level=logging.ERROR, log_to_driver=False)
+            with _environment(secrets):
+                ray.init(num_cpus=LOCAL_CPUS, include_dashboard=False, _node_ip_address="127.0.0.1",
+                         logging_level=logging.ERROR, log_to_driver=False)
             where = f"ray (local, {LOCAL_CPUS} CPUs)"
     except ExecutorUnavailable:
         raise
@@ -42,6 +46,20 @@ def connect(address: str | None) -> tuple[object, str]:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise ExecutorUnavailable(f"cannot reach the Ray cluster at {address or 'a new local cluster'}: {first}") from None
     return ray, where
+
+
+class _environment:
+    """``values`` in os.environ only while the local cluster's processes start."""
+
+    def __init__(self, values: dict[str, str]) -> None:
+        self.values = values
+
+    def __enter__(self) -> None:
+        os.environ.update(self.values)
+
+    def __exit__(self, *exc) -> None:
+        for name in self.values:
+            os.environ.pop(name, None)
 
 
 def _probe(address: str) -> None:

@@ -1,8 +1,8 @@
 """The Ray executor: each turn of a task's agent is one remote Ray task.
 
 Out: the commit the tree holds now, as a git bundle through the object
-store, and the agent's history and settings (the API key only as an
-environment variable of the remote task). Back: batched events through a
+store, and the agent's history and settings (never the API key: the
+workers have it as an environment variable of their own). Back: batched events through a
 relay actor while the turn runs, then its commit as a thin bundle, its
 history and its outcome; the task's tree is reset to that commit, so merge,
 review and the next turn go on as if it had run here. A lost worker is
@@ -47,8 +47,10 @@ class RayExecutor:
         self._local = LocalExecutor()
 
     @classmethod
-    def connect(cls, address: str | None) -> "RayExecutor":
-        ray, where = connect(address)
+    def connect(cls, address: str | None, secrets: dict[str, str] | None = None) -> "RayExecutor":
+        """``secrets`` (name → value) go into a local cluster's environment
+        as it starts, so its workers have them as environment variables."""
+        ray, where = connect(address, secrets or {})
         return cls(ray, where)
 
     def for_session(self, settings: "Settings", session_id: str, *, auto_approve: bool) -> None:
@@ -121,10 +123,9 @@ class RayTurn:
 
     def _submit(self, avoid: str | None) -> None:
         self._tries += 1
+        # No runtime_env for the key: Ray's runtime-env agent logs its
+        # variables. The key is in the workers' own environment instead.
         options: dict[str, Any] = {}
-        secret = _secret_env(self.executor.settings)
-        if secret:
-            options["runtime_env"] = {"env_vars": secret}
         if avoid is not None:
             other = next((n["NodeID"] for n in self.ray.nodes() if n.get("Alive") and n["NodeID"] != avoid), None)
             if other is not None:
@@ -190,18 +191,10 @@ class RayTurn:
         if job.trusted_urls is not None and report.found_urls:
             job.trusted_urls.add_search_results(report.found_urls)
         assert job.run is not None and job.tree is not None
-        with job.run.repo.lock:
-            take_result(job.run, job.tree, report.bundle, report.result)
+        if report.result:  # "" when the turn failed before it checked the base out
+            with job.run.repo.lock:
+                take_result(job.run, job.tree, report.bundle, report.result)
         return AgentOutcome(report.status, report.text, report.reason, report.usage or agent.usage)
-
-
-def _secret_env(settings: "Settings | None") -> dict[str, str]:
-    """The API key as the remote task's own environment variable."""
-    if settings is None:
-        return {}
-    provider = settings.resolved()
-    key = provider.api_key() if provider.api_key_env else None
-    return {provider.api_key_env: key} if key else {}
 
 
 def _one_line(exc: BaseException) -> str:

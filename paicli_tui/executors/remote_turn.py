@@ -5,7 +5,8 @@ remote side reads as the local turn it mirrors: check the base out, build
 the agent as the session would (same model settings, tools and sandbox,
 rooted at the scratch tree), run the turn, and hand back its commit as a
 thin bundle with the history and the outcome. The API key is read from the
-task's own environment by the settings, as on the person's machine."""
+worker's own environment by the settings, as on the person's machine: a
+cluster paicli starts inherits it, one it joins must give it its workers."""
 
 from __future__ import annotations
 
@@ -118,6 +119,10 @@ def run_remote_turn(spec: TurnSpec, base_bundle: bytes, send: Callable[[list], N
     bus.publish(TaskPlaced(spec.agent, spec.task_id, "ray", node_id, address, os.getpid(), spec.attempt))
     scratch = Path(tempfile.mkdtemp(prefix=f"paicli-{spec.task_id}-"))
     try:
+        problem = settings.resolved().problem()
+        if problem:  # the key is the cluster's to give its workers
+            return TurnReport("failed", "", f"on the Ray node {address}: {problem}", list(spec.messages), (),
+                              "", "", None, node_id, address)
         base = scratch_checkout(scratch, base_bundle, spec.excludes)
         client = ChatClient.from_settings(settings, session_id=spec.session_id, bus=bus)
         role_client = RoleClient(client, **spec.client_options)

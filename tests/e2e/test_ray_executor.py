@@ -38,13 +38,16 @@ def cluster(tmp_path_factory):
     saved = {name: os.environ.get(name) for name in auth}
     os.environ.update(auth)  # the paicli subprocesses inherit it
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [os.getcwd(), os.environ.get("PYTHONPATH")])))
+    # The cluster gives its workers the model's key (as a KubeRay pod gets a Secret); paicli never sends it.
+    key = "sk-ray-" + secrets.token_hex(12)
+    env_with_key = dict(env, RAYTEST_API_KEY=key)
     start = subprocess.run(
         [sys.executable, "-m", "ray.scripts.scripts", "start", "--head", "--node-ip-address", "127.0.0.1",
          "--port", str(PORT), "--num-cpus", "2", "--include-dashboard", "false", "--temp-dir", str(temp),
-         "--disable-usage-stats"], env=env, capture_output=True, text=True, timeout=90)
+         "--disable-usage-stats"], env=env_with_key, capture_output=True, text=True, timeout=90)
     assert start.returncode == 0, start.stderr[-2000:]
     try:
-        yield f"127.0.0.1:{PORT}", temp
+        yield f"127.0.0.1:{PORT}", temp, key
     finally:
         subprocess.run([sys.executable, "-m", "ray.scripts.scripts", "stop", "--force"], env=env,
                        capture_output=True, timeout=60)
@@ -205,7 +208,14 @@ class HoldsUntilStreamed:
         return self.script(request)
 
 
-def test_a_pane_gets_a_tasks_text_while_the_task_still_runs_on_ray(tmp_path, paicli_home, cluster):
+def test_a_pane_gets_a_tasks_text_while_it_runs_on_ray_and_the_key_comes_from_the_workers_own_environment(
+        tmp_path, paicli_home, cluster):
+    """The key: the remote agent authenticates with it, and neither the
+    ledger, paicli's output nor any of Ray's logs holds it (Ray's runtime-env
+    agent logs a task's env_vars, so paicli never sends it that way)."""
+    from tests.support.cli import paicli_env
+
+    key = cluster[2]
     workspace = make_git_workspace(tmp_path / "ws")
     script = Script({"planner": [task_plan(("read", []))],
                      "task_1": [Reply(content="looking at the notes first",
@@ -213,9 +223,19 @@ def test_a_pane_gets_a_tasks_text_while_the_task_still_runs_on_ray(tmp_path, pai
                                 Reply(content="read them")]})
     holder = HoldsUntilStreamed(script, paicli_home)
     with LoopbackServer(holder) as server:
-        proc = paicli(server, workspace, paicli_home, "plan", "read", "--executor", "ray", "--ray-address", cluster[0])
+        proc = run_paicli(["run", "--mode", "plan", "--yes", "--base-url", server.base_url, "--model", "m",
+                           "--api-key-env", "RAYTEST_API_KEY", "--workspace", str(workspace), "--executor", "ray",
+                           "--ray-address", cluster[0], "read"], home=paicli_home, cwd=workspace, timeout=100,
+                          env=paicli_env(paicli_home, RAYTEST_API_KEY=key))
+        requests = list(server.requests)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert holder.seen_while_running
+    remote = [r for r in requests if r.agent == "task_1"]
+    assert remote and all(r.headers.get("Authorization", r.headers.get("authorization")) == f"Bearer {key}"
+                          for r in remote)
+    assert key not in ledger_path(paicli_home).read_text() and key not in proc.stdout + proc.stderr
+    ray_logs = [p for p in cluster[1].rglob("*") if p.is_file() and p.suffix in (".log", ".out", ".err", ".txt")]
+    assert ray_logs and not [p for p in ray_logs if key in p.read_text(errors="replace")]
 
 
 class KillsTheWorker:
