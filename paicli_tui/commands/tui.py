@@ -45,11 +45,18 @@ def main(args: argparse.Namespace) -> int:
     from paicli_tui.ui.bridge.approver import UiApprover
     from paicli_tui.ui.review.plan_reviewer import UIPlanReviewer
 
+    from paicli_tui.executors import ExecutorUnavailable, open_executor
+
+    try:
+        executor = open_executor(settings)  # [executor] in config.toml
+    except ExecutorUnavailable as exc:
+        return fail(str(exc), 2)
     approver = UiApprover()
     reviewer = UIPlanReviewer()
     try:
-        session = Session(settings, workspace, approver=approver, plan_reviewer=reviewer)
+        session = Session(settings, workspace, approver=approver, plan_reviewer=reviewer, executor=executor)
     except (ConfigError, ModelError, ValueError) as exc:
+        executor.close()
         return fail(str(exc), 2)
     app = PaicliApp(session, approver=approver, theme=settings.theme, plan=plan)
     reviewer.attach(app)
@@ -63,6 +70,7 @@ def main(args: argparse.Namespace) -> int:
         reviewer.close()
         approver.close()
         session.close(CANCEL_GRACE_S, reason=shutdown.reason if shutdown.signum else "cancelled by the user")
+        executor.close()
         shutdown.uninstall()
     if shutdown.signum is not None:
         return shutdown.exit_code
