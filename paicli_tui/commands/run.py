@@ -83,7 +83,8 @@ def main(args: argparse.Namespace) -> int:
     except ExecutorUnavailable as exc:
         return fail(str(exc), 2)
     out, err = QuietStream(sys.stdout), QuietStream(sys.stderr)
-    shutdown = SignalShutdown(CANCEL_GRACE_S).install()
+    # An exit that cannot wait for the run still stops a Ray that paicli started.
+    shutdown = SignalShutdown(CANCEL_GRACE_S, before_exit=executor.close if executor is not None else None).install()
     try:
         return _run(args, settings, workspace, goal, plan, out, err, shutdown, executor)
     finally:

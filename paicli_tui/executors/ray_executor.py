@@ -100,6 +100,7 @@ class RayTurn:
         self._report: TurnReport | None = None
         self._failure = ""
         self._cancelled = False
+        self._cancel_asked = False
         self._tries = 0
         self._nodes: list[str] = []
         self._submit(avoid=None)
@@ -156,7 +157,7 @@ class RayTurn:
             self._report = self.ray.get(self._ref)
         except Exception as exc:  # noqa: BLE001 — sorted below into cancel, a lost worker or the task's own error
             kind = type(exc).__name__
-            if kind in ("TaskCancelledError",):
+            if self._cancel_asked or isinstance(exc, self.ray.exceptions.TaskCancelledError):
                 self._cancelled = True
             elif kind in _LOST or any(name in kind for name in _LOST):
                 return self._lost(kind)
@@ -176,6 +177,10 @@ class RayTurn:
         return True
 
     def cancel(self) -> None:
+        # The relay tells the remote agent to stop its model call (the way a
+        # local cancel does); ray.cancel then interrupts whatever is left.
+        self._cancel_asked = True
+        self.executor.relay().cancel.remote(self.spec.key)
         self.ray.cancel(self._ref)
 
     def result(self) -> AgentOutcome:

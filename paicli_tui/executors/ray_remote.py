@@ -11,15 +11,22 @@ from paicli_tui.executors.remote_turn import TurnReport, TurnSpec, run_remote_tu
 @ray.remote(num_cpus=0)
 class EventRelay:
     """Batches of a turn's events, by turn key, until the driver takes them.
-    Calls from one caller run in order, so a turn's last put lands before
-    its result is ready."""
+    A turn's last put is waited for, so it lands before the turn's result
+    is ready. A cancel is answered on the turn's next put (every 0.1 s):
+    ``ray.cancel`` alone cannot interrupt a worker blocked in a model call."""
 
     def __init__(self) -> None:
         self._batches: dict[str, list] = {}
+        self._cancelled: set[str] = set()
 
-    def put(self, key: str, batch: list) -> None:
+    def put(self, key: str, batch: list) -> bool:
+        """Keep ``batch``; True once the turn ``key`` was cancelled."""
         if batch:
             self._batches.setdefault(key, []).extend(batch)
+        return key in self._cancelled
+
+    def cancel(self, key: str) -> None:
+        self._cancelled.add(key)
 
     def take(self, key: str) -> list:
         return self._batches.pop(key, [])
@@ -32,8 +39,8 @@ def remote_turn(spec: TurnSpec, base_bundle: bytes, relay) -> TurnReport:
     context = ray.get_runtime_context()
     placement = (context.get_node_id(), ray.util.get_node_ip_address())
 
-    def send(batch: list) -> None:
-        relay.put.remote(spec.key, batch)
+    def send(batch: list) -> bool:
+        return ray.get(relay.put.remote(spec.key, batch))
 
     try:
         return run_remote_turn(spec, base_bundle, send, placement)

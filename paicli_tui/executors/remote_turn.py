@@ -66,10 +66,13 @@ class TurnReport:
 
 
 class _Batcher:
-    """Collects the remote bus's events and sends them in batches."""
+    """Collects the remote bus's events and sends them in batches; each send
+    (empty ones too) answers whether the person cancelled the task, which
+    sets ``cancel`` so the agent stops its model call as it would here."""
 
-    def __init__(self, send: Callable[[list], None]) -> None:
+    def __init__(self, send: Callable[[list], bool], cancel: threading.Event) -> None:
         self._send = send
+        self.cancel = cancel
         self._pending: list = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -84,8 +87,8 @@ class _Batcher:
     def flush(self) -> None:
         with self._lock:
             batch, self._pending = self._pending, []
-        if batch:
-            self._send(batch)
+        if self._send(batch):
+            self.cancel.set()
 
     def _loop(self) -> None:
         while not self._stop.wait(FLUSH_S):
@@ -97,9 +100,10 @@ class _Batcher:
         self.flush()
 
 
-def run_remote_turn(spec: TurnSpec, base_bundle: bytes, send: Callable[[list], None],
-                    placement: tuple[str, str], cancel: threading.Event | None = None) -> TurnReport:
-    """``placement`` is (node id, node address) as the cluster names them."""
+def run_remote_turn(spec: TurnSpec, base_bundle: bytes, send: Callable[[list], bool],
+                    placement: tuple[str, str]) -> TurnReport:
+    """``placement`` is (node id, node address) as the cluster names them;
+    ``send`` delivers a batch of events and answers True once cancelled."""
     from paicli_tui.agent.budget import Budget
     from paicli_tui.agent.loop import Agent
     from paicli_tui.agent.registry import ToolRegistry
@@ -113,7 +117,8 @@ def run_remote_turn(spec: TurnSpec, base_bundle: bytes, send: Callable[[list], N
     settings = spec.settings
     redactor = Redactor.for_session(settings)
     bus = EventBus(spec.session_id, redactor=redactor)
-    batcher = _Batcher(send)
+    cancel = threading.Event()
+    batcher = _Batcher(send, cancel)
     bus.subscribe(batcher)
     node_id, address = placement
     bus.publish(TaskPlaced(spec.agent, spec.task_id, "ray", node_id, address, os.getpid(), spec.attempt))
@@ -135,7 +140,7 @@ def run_remote_turn(spec: TurnSpec, base_bundle: bytes, send: Callable[[list], N
         agent.messages = list(spec.messages)
         trusted = TrustedUrls(spec.user_urls, spec.inherited_urls)
         started = time.monotonic()
-        outcome = agent.run_turn(spec.text, cancel=cancel or threading.Event(), trusted_urls=trusted)
+        outcome = agent.run_turn(spec.text, cancel=cancel, trusted_urls=trusted)
         result = scratch_commit(scratch, base)
         bundle = pack(Git(cwd=scratch), result, prerequisite=base) if result != base else None
         return TurnReport(outcome.status, outcome.text, outcome.reason, agent.messages, trusted.found_urls,

@@ -274,3 +274,38 @@ def test_a_killed_ray_worker_is_retried_once_then_the_task_fails_with_one_clear_
     assert len(failed) == 1 and "Ray worker died" in failed[0]["error"] and "also on the retry" in failed[0]["error"]
     assert "\n" not in failed[0]["error"]
     assert not (workspace / "x.txt").exists()
+
+
+def test_a_cancel_stops_a_task_blocked_in_a_model_call_on_ray(tmp_path, paicli_home, cluster):
+    """``ray.cancel`` alone cannot interrupt a worker blocked in a read: the
+    relay's cancel makes the remote agent drop its model call as a local one
+    would, so SIGTERM ends the run within its grace, the task cancelled."""
+    from tests.support.cli import paicli_env
+
+    workspace = make_git_workspace(tmp_path / "ws")
+    script = Script({"planner": [task_plan(("slow", []))], "task_1": [Reply(content="never")]})
+    arrived, release = threading.Event(), threading.Event()
+
+    def holds(request):
+        if request.agent == "task_1":
+            arrived.set()
+            release.wait(60)
+        return script(request)
+
+    with LoopbackServer(holds) as server:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "paicli_tui", "run", "--mode", "plan", "--yes", "--base-url", server.base_url,
+             "--model", "m", "--workspace", str(workspace), "--executor", "ray", "--ray-address", cluster[0], "slow"],
+            env=paicli_env(paicli_home), cwd=workspace, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            assert arrived.wait(60)
+            proc.send_signal(signal.SIGTERM)
+            out, err = proc.communicate(timeout=60)
+        finally:
+            release.set()
+            if proc.poll() is None:
+                proc.kill()
+    assert proc.returncode == 143, err
+    assert "did not stop within" not in err
+    statuses = [s["payload"] for s in events(ledger_lines(paicli_home), "status") if s["payload"]["task_id"] == "task_1"]
+    assert statuses[-1]["status"] == "SKIPPED" and statuses[-1]["error"] == "cancelled"
