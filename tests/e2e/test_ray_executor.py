@@ -141,6 +141,17 @@ def test_a_diamond_plan_on_ray_ends_like_the_local_run_and_its_ledger_verifies(t
     started = events(remote[3], "run_started")[0]["payload"]
     assert started["executor"] == f"ray @ {cluster[0]}"
     assert events(local[3], "placed") == []
+    # report and replay read a Ray ledger as they read a local one.
+    reports = {}
+    for name in ("local", "ray"):
+        home = tmp_path / f"home-{name}"
+        report = run_paicli(["report", "--json", str(ledger_path(home))], home=home, cwd=tmp_path)
+        assert report.returncode == 0, report.stderr
+        tasks = json.loads(report.stdout.strip().splitlines()[-1])["tasks"]
+        reports[name] = sorted((t["id"], t["status"]) for t in tasks)
+        replay = run_paicli(["replay", "--text", str(ledger_path(home))], home=home, cwd=tmp_path)
+        assert replay.returncode == 0 and "task_4" in replay.stdout, replay.stderr
+    assert reports["ray"] == reports["local"]
 
 
 def test_a_team_run_with_one_rejection_on_ray_ends_like_the_local_run(tmp_path, home_factory, cluster):
