@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from paicli_tui.agent.loop import AgentOutcome
 from paicli_tui.events import AgentNote
-from paicli_tui.executors.base import ExecutorUnavailable, TurnJob
+from paicli_tui.executors.base import TurnJob
 from paicli_tui.executors.bundles import pack, take_result, tree_state
 from paicli_tui.executors.local import LocalExecutor
 from paicli_tui.executors.ray_cluster import connect
@@ -119,7 +119,7 @@ class RayTurn:
             text=job.text, client_options=options, approval_mode=agent.approval_mode,
             auto_approve=executor.auto_approve, max_history_chars=agent.max_history_chars,
             user_urls=trusted.user_urls if trusted is not None else (),
-            inherited_urls=tuple(getattr(trusted, "_inherited", ())) if trusted is not None else (),
+            inherited_urls=trusted.inherited_urls if trusted is not None else (),
             excludes=excludes.read_text() if excludes.exists() else "", attempt=job.tree.number)
 
     def _submit(self, avoid: str | None) -> None:
@@ -206,5 +206,3 @@ def _one_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return (text[-1] if text else type(exc).__name__)[:300]
 
-
-__all__ = ["ExecutorUnavailable", "RayExecutor", "RayTurn"]

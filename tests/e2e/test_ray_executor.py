@@ -20,7 +20,7 @@ ray = pytest.importorskip("ray", reason="the [ray] extra is not installed")
 
 from paicli_tui.llm.offline.scripted import Reply, Script  # noqa: E402
 from tests.support.cli import events, ledger_lines, run_paicli  # noqa: E402
-from tests.support.gitrepo import CALC, git, make_git_workspace  # noqa: E402
+from tests.support.gitrepo import CALC, make_git_workspace  # noqa: E402
 from tests.support.recorder import approve, done, reject, task_plan, team_plan  # noqa: E402
 from tests.support.server import LoopbackServer  # noqa: E402
 
