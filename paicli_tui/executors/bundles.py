@@ -20,8 +20,9 @@ _MESSAGE = "paicli: a remote turn"
 
 def tree_state(run: "IsolatedRun", tree: "Attempt") -> str:
     """The tree's files as they are now, as a commit (``tree.base`` when unchanged)."""
-    return run.trees.commit(tree.path, tree.base, f"paicli {run.run_id}: {tree.task_id} before a remote turn",
-                            base_tree=tree.base_tree)
+    commit, _ = run.trees.commit(tree.path, tree.base, f"paicli {run.run_id}: {tree.task_id} before a remote turn",
+                                 base_tree=tree.base_tree)
+    return commit
 
 
 def pack(git: Git, commit: str, prerequisite: str | None = None) -> bytes:

@@ -120,7 +120,8 @@ class RayTurn:
             auto_approve=executor.auto_approve, max_history_chars=agent.max_history_chars,
             user_urls=trusted.user_urls if trusted is not None else (),
             inherited_urls=trusted.inherited_urls if trusted is not None else (),
-            excludes=excludes.read_text() if excludes.exists() else "", attempt=job.tree.number)
+            excludes=excludes.read_text() if excludes.exists() else "", attempt=job.tree.number,
+            offered_tools=_offered_names(agent), context_chars=agent.context_chars() if agent.context_chars else None)
 
     def _submit(self, avoid: str | None) -> None:
         self._tries += 1
@@ -206,3 +207,10 @@ def _one_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return (text[-1] if text else type(exc).__name__)[:300]
 
+
+def _offered_names(agent) -> tuple[str, ...] | None:
+    """The tools the local agent is offered (the compact profile), so the
+    remote one is offered the same; None when it is offered every tool."""
+    if agent.tool_view is None or agent.registry is None:
+        return None
+    return tuple(sorted((s.get("function") or s)["name"] for s in agent.tool_view(agent.registry.schemas())))

@@ -46,6 +46,10 @@ class TurnSpec:
     inherited_urls: tuple[str, ...] = ()
     excludes: str = ""
     attempt: int = 1
+    #: The compact profile's tool names for this task (None: every tool) and
+    #: the history the server's context holds (chars), as the local agent has them.
+    offered_tools: tuple[str, ...] | None = None
+    context_chars: int | None = None
 
 
 @dataclass
@@ -112,6 +116,7 @@ def run_remote_turn(spec: TurnSpec, base_bundle: bytes, send: Callable[[list], b
     from paicli_tui.llm.role_client import RoleClient
     from paicli_tui.policy.approval import AutoApprover, DenyApprover
     from paicli_tui.policy.redaction import Redactor
+    from paicli_tui.prompting.compact import tool_view
     from paicli_tui.tools.trusted_urls import TrustedUrls
 
     settings = spec.settings
@@ -136,7 +141,9 @@ def run_remote_turn(spec: TurnSpec, base_bundle: bytes, send: Callable[[list], b
                       registry=ToolRegistry(scratch, settings, redactor=redactor), bus=bus,
                       approver=AutoApprover() if spec.auto_approve else DenyApprover(),
                       approval_mode=spec.approval_mode, budget=Budget(**limits),
-                      max_history_chars=spec.max_history_chars)
+                      max_history_chars=spec.max_history_chars,
+                      tool_view=tool_view(frozenset(spec.offered_tools)) if spec.offered_tools is not None else None,
+                      context_chars=(lambda: spec.context_chars) if spec.context_chars else None)
         agent.messages = list(spec.messages)
         trusted = TrustedUrls(spec.user_urls, spec.inherited_urls)
         started = time.monotonic()

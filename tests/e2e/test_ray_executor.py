@@ -82,7 +82,8 @@ def files(workspace) -> dict[str, str]:
 def diamond() -> Script:
     write = lambda path, text: Reply(tool_calls=[("write_file", {"path": path, "content": text})])  # noqa: E731
     return Script({
-        "planner": [task_plan(("top", []), ("left", ["t1"]), ("right", ["t1"]), ("bottom", ["t2", "t3"]))],
+        "planner": [task_plan(("top", []), ("left", ["t1"]), ("right", ["t1"]), ("bottom", ["t2", "t3"]),
+                              kind="FILE_WRITE")],
         "task_1": [write("top.txt", "top\n"), Reply(content="top done")],
         "task_2": [write("left.txt", "left\n"), Reply(content="left done")],
         "task_3": [write("right.txt", "right\n"), Reply(content="right done")],
