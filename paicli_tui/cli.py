@@ -75,6 +75,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--apply", choices=["tree", "branch", "none"],
                      help="where an isolated run's result goes: your files (default), a paicli/<run> branch, or "
                           "nowhere")
+    run.add_argument("--executor", choices=["local", "ray"],
+                     help="where /plan tasks and /team steps run: here (default) or on a Ray cluster "
+                          "(pip install 'paicli-tui[ray]'; docs/executors.md)")
+    run.add_argument("--ray-address", metavar="ADDR",
+                     help="with --executor ray: auto, HOST:PORT or ray://HOST:10001 (default: start a local Ray "
+                          "on 127.0.0.1)")
     run.add_argument("--plan-file", metavar="FILE", help="run a saved plan without planning", default=argparse.SUPPRESS)
     run.add_argument("--approval", choices=["auto", "ask", "plan"],
                      help="when a tool call asks first: auto (reads and writes run, a risky command asks), ask (writes, "

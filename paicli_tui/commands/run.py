@@ -68,6 +68,7 @@ def main(args: argparse.Namespace) -> int:
     problem = settings.resolved().problem()
     if problem:
         return fail(problem, 2)
+    settings = _with_executor_flags(settings, args)
     try:
         workspace = workspace_from_args(args)
         args.mode = _mode_for(args.mode, plan_file)
@@ -75,15 +76,33 @@ def main(args: argparse.Namespace) -> int:
     except CommandError as exc:
         return fail(str(exc), exc.code)
 
-    out, err = QuietStream(sys.stdout), QuietStream(sys.stderr)
-    shutdown = SignalShutdown(CANCEL_GRACE_S).install()
+    from paicli_tui.executors import ExecutorUnavailable, open_executor
+
     try:
-        return _run(args, settings, workspace, goal, plan, out, err, shutdown)
+        executor = open_executor(settings) if args.mode in ("plan", "team") else None
+    except ExecutorUnavailable as exc:
+        return fail(str(exc), 2)
+    out, err = QuietStream(sys.stdout), QuietStream(sys.stderr)
+    # An exit that cannot wait for the run still stops a Ray that paicli started.
+    shutdown = SignalShutdown(CANCEL_GRACE_S, before_exit=executor.close if executor is not None else None).install()
+    try:
+        return _run(args, settings, workspace, goal, plan, out, err, shutdown, executor)
     finally:
         shutdown.uninstall()
+        if executor is not None:
+            executor.close()
 
 
-def _run(args, settings, workspace, goal, plan, out, err, shutdown: SignalShutdown) -> int:
+def _with_executor_flags(settings, args: argparse.Namespace):
+    """``--executor`` and ``--ray-address`` over ``[executor]`` in config.toml."""
+    kind, address = getattr(args, "executor", None), getattr(args, "ray_address", None)
+    if kind is None and address is None:
+        return settings
+    chosen = settings.executor.model_copy(update={k: v for k, v in (("kind", kind), ("ray_address", address)) if v})
+    return settings.model_copy(update={"executor": chosen})
+
+
+def _run(args, settings, workspace, goal, plan, out, err, shutdown: SignalShutdown, executor=None) -> int:
     from paicli_tui.plan.review import LineReviewer
     from paicli_tui.session.live import Session
     from paicli_tui.session.port import AgentTurn, PlanRun, TeamRun
@@ -93,7 +112,7 @@ def _run(args, settings, workspace, goal, plan, out, err, shutdown: SignalShutdo
         reviewer = LineReviewer(sys.stdin, err if args.json else out)
     session = Session(settings, workspace, approver=_approver(args), plan_reviewer=reviewer,
                       trust_workspace_mcp=getattr(args, "trust_mcp", False),
-                      trust_workspace_hooks=getattr(args, "trust_hooks", False))
+                      trust_workspace_hooks=getattr(args, "trust_hooks", False), executor=executor)
     for warning in session.warnings:
         print(f"paicli: {warning}", file=err)
     printer = JsonPrinter(out) if args.json else TextPrinter(out, err)

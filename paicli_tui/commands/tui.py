@@ -51,12 +51,21 @@ def main(args: argparse.Namespace) -> int:
     approver = UiApprover()
     reviewer = UIPlanReviewer()
     session_id = conversation.session if conversation is not None else None
+    executor = None
+    if settings.executor.kind != "local":  # a cluster is reached, or refused in one line, before the screen opens
+        from paicli_tui.executors import ExecutorUnavailable, open_executor
+
+        try:
+            executor = open_executor(settings)  # [executor] in config.toml
+        except ExecutorUnavailable as exc:
+            return fail(str(exc), 2)
 
     def start_session():
         # Imported here, in the app's start-up thread: the first screen draws without it.
         from paicli_tui.session.live import Session
 
-        session = Session(settings, workspace, approver=approver, plan_reviewer=reviewer, session_id=session_id)
+        session = Session(settings, workspace, approver=approver, plan_reviewer=reviewer, session_id=session_id,
+                          executor=executor)
         if conversation is not None and conversation.messages:
             session.restore_history(conversation.messages)  # compacted as any history is, once it grows
         return session
@@ -77,6 +86,8 @@ def main(args: argparse.Namespace) -> int:
         reviewer.close()
         approver.close()
         app.session.close(CANCEL_GRACE_S, reason=shutdown.reason if shutdown.signum else "cancelled by the user")
+        if executor is not None:
+            executor.close()
         shutdown.uninstall()
     if app.start_error:
         return fail(app.start_error, 2)

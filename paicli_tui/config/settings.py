@@ -238,6 +238,8 @@ class Settings(BaseModel):
     """Model name sent to /v1/embeddings; defaults to the chat model."""
     permissions: "Permissions" = Field(default_factory=lambda: Permissions())
     """The person's allow and deny rules (``[permissions]`` in config.toml)."""
+    executor: "ExecutorSettings" = Field(default_factory=lambda: ExecutorSettings())
+    """Where /plan tasks and /team steps run (``[executor]``; docs/executors.md)."""
     mcp: McpSettings = Field(default_factory=McpSettings)
     """MCP servers (``[mcp.servers.NAME]``) and how they start (P-9.1)."""
     hooks: HooksSettings = Field(default_factory=HooksSettings)
@@ -286,6 +288,16 @@ class Settings(BaseModel):
             model=self.model or preset["model"],
             api_key_env=self.api_key_env if self.api_key_env is not None else preset["api_key_env"],
         )
+
+
+class ExecutorSettings(BaseModel):
+    """``[executor]``: ``kind = "ray"`` runs each task's agent on a Ray
+    cluster at ``ray_address`` (``auto``, ``HOST:PORT`` or
+    ``ray://HOST:10001``; none starts a local one on 127.0.0.1)."""
+
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["local", "ray"] = "local"
+    ray_address: str | None = None
 
 
 class Permissions(BaseModel):

@@ -30,7 +30,7 @@ from paicli_tui.events.hooks import HookRan, HooksTrusted
 from paicli_tui.events.checks import CheckRan, ReceiptsSent
 from paicli_tui.events.agent import AgentNote, Compaction, HistoryCleared, AgentFinished
 from paicli_tui.events.plans import (
-    PlanProposed, PlanRejected, RepairRequested, TaskDispatched, TaskStatusChanged, ReplanTriggered, RunFinished,
+    PlanProposed, PlanRejected, RepairRequested, TaskDispatched, TaskPlaced, TaskStatusChanged, ReplanTriggered, RunFinished,
 )
 from paicli_tui.events.team import WorkerReportParsed, ReviewStarted, ReviewVerdictGiven, StepRetry
 from paicli_tui.events.knowledge import (
@@ -49,7 +49,7 @@ __all__ = [
     "ToolCallStarted", "ToolCallFinished", "ApprovalRequested", "ApprovalDecided", "GrantAdded", "GrantRevoked",
     "GrantKept", "CheckpointSaved", "RunChangesRecorded", "ChangesReverted", "SkillLoaded", "McpServerChanged",
     "McpResourceAttached", "McpWorkspaceTrusted", "AgentNote", "Compaction", "HistoryCleared", "AgentFinished",
-    "PlanProposed", "PlanRejected", "RepairRequested", "TaskDispatched", "TaskStatusChanged", "ReplanTriggered",
+    "PlanProposed", "PlanRejected", "RepairRequested", "TaskDispatched", "TaskPlaced", "TaskStatusChanged", "ReplanTriggered",
     "RunFinished", "WorkerReportParsed", "ReviewStarted", "ReviewVerdictGiven", "StepRetry", "MemorySaved",
     "MemoryHeld", "MemoryDiscarded", "MemoryDeleted", "MemoryRecalled", "IndexProgress", "IndexBuilt", "RunRequested",
     "RunStarted", "RunLimitReached", "RunCancelled", "RunOutcomeRecorded", "RunResumed", "SecretsRedacted",

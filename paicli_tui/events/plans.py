@@ -78,3 +78,18 @@ class RunFinished(Event):
     counts: dict = field(default_factory=dict)
     #: The run's answer in full: the results of the plan's completed ends.
     answer: str = ""
+
+
+@dataclass(frozen=True)
+class TaskPlaced(Event):
+    """Where a dispatched task's turn runs when it does not run here: the
+    executor, the cluster's node id, the node's address and the process
+    (one record per turn and per retry after a lost worker)."""
+
+    name: ClassVar[str] = "placed"
+    task_id: str
+    executor: str
+    node_id: str
+    address: str
+    pid: int = 0
+    attempt: int = 1

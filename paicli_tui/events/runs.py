@@ -42,6 +42,8 @@ class RunStarted(Event):
     version: int
     plan: dict
     kind: str = ""
+    #: Where its tasks run: "local", or the executor and cluster ("ray @ HOST:PORT").
+    executor: str = ""
 
     @property
     def run_kind(self) -> str:

@@ -131,6 +131,7 @@ class PlanExecutor:
         run_limit: RunLimit | None = None,
         replans: int = 0,
         resumed: bool = False,
+        where: str = "local",
     ) -> None:
         """``version`` is the plan version being run (replans publish the
         next numbers); ``estimates`` are optional task durations that the
@@ -138,7 +139,8 @@ class PlanExecutor:
         ``run_limit`` stops new dispatches once a per-run budget is spent.
         ``resumed``: the plan goes on from an interrupted run (its tasks'
         statuses as they were kept, ``replans`` already made); the run was
-        announced then, so no ``run_started`` is published again."""
+        announced then, so no ``run_started`` is published again.
+        ``where`` says where the runner runs the tasks (for the record)."""
         if parallelism < 1:
             raise ValueError(f"parallelism must be at least 1, got {parallelism}")
         names = list(workers) if workers else [f"worker-{i}" for i in range(1, parallelism + 1)]
@@ -162,6 +164,7 @@ class PlanExecutor:
         self._run_limit = run_limit
         self._replans = replans
         self._resumed = resumed
+        self._where = where
         self._stop_reason = ""
         # Guards everything below, the plan statuses and every event the
         # executor publishes (see the module docstring).
@@ -188,7 +191,7 @@ class PlanExecutor:
         else:
             self._publish(
                 RunStarted(self._actor, self._policy, self._limit, tuple(self._workers), self._max_replans,
-                           self._version, plan.to_dict(), self._kind)
+                           self._version, plan.to_dict(), self._kind, self._where)
             )
         try:
             while True:

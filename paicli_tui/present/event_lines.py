@@ -180,6 +180,8 @@ def describe(event: ev.Event) -> Line | None:
         case ev.TaskDispatched():
             retry = f" (attempt {event.attempt})" if event.attempt > 1 else ""
             return Line(f"▸ {event.task_id} → {event.worker}{retry}", "muted")
+        case ev.TaskPlaced():
+            return Line(f"  {event.task_id} runs on {event.executor} node {event.node_id[:12]} ({event.address})", "muted")
         case ev.TaskStatusChanged() if event.status != "RUNNING":  # the dispatch line said so
             kind = {"COMPLETED": "success", "FAILED": "error", "SKIPPED": "warning", "CONFLICT": "warning"}.get(event.status, "muted")
             word = outcome_of(event.status, event.error)

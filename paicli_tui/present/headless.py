@@ -85,6 +85,10 @@ class TextPrinter:
         elif isinstance(event, ev.TaskDispatched):
             attempt = f" (attempt {event.attempt})" if event.attempt > 1 else ""
             self._line(f"▶ {event.task_id} → {event.worker}{attempt}")
+        elif isinstance(event, ev.RunStarted) and event.executor not in ("", "local"):
+            self._line(f"tasks run on {event.executor}")
+        elif isinstance(event, ev.TaskPlaced):
+            self._line(f"  {event.task_id} on {event.executor} node {event.node_id[:12]} ({event.address})")
         elif isinstance(event, ev.TaskStatusChanged) and event.status != "RUNNING":
             detail = _short(event.error or event.result, 120)
             self._line(f"■ {event.task_id} {event.status}" + (f": {detail}" if detail else ""))

@@ -36,14 +36,15 @@ from paicli_tui.records.prices import model_price
 from paicli_tui.policy.saved_grants import usable_saved_rules
 from paicli_tui.session.grant_keeping import GrantKeeping
 from paicli_tui.session.mode_and_model import ModeAndModel
-from paicli_tui.session.planning import plan_and_review
 from paicli_tui.session.port import (
     AgentTurn, ClearConversation, PlanRun, ProviderUnavailable, ResumeRun, RunKind, RunOutcome, SessionBusy,
     SessionCommand, TeamRun,
 )
+from paicli_tui.session.plan_runs import PlanAndTeamRuns
 from paicli_tui.session.resuming import Resuming
 
 if TYPE_CHECKING:
+    from paicli_tui.executors import Executor
     from paicli_tui.plan.model import Plan
     from paicli_tui.plan.review import PlanReviewer
     from paicli_tui.policy.approval import Approver
@@ -57,7 +58,7 @@ LIMIT_SETTINGS = ("max_turns", "max_tokens", "max_seconds", "run_max_turns", "ru
                   "max_cost", "run_max_cost")
 
 
-class Session(ModeAndModel, GrantKeeping, Resuming):
+class Session(ModeAndModel, GrantKeeping, Resuming, PlanAndTeamRuns):
     def __init__(
         self,
         settings: Settings,
@@ -69,9 +70,13 @@ class Session(ModeAndModel, GrantKeeping, Resuming):
         session_id: str | None = None,
         trust_workspace_mcp: bool = False,
         trust_workspace_hooks: bool = False,
+        executor: "Executor | None" = None,
     ) -> None:
         """``trust_workspace_mcp``: start the workspace .mcp.json's servers
-        this time without asking (``paicli run --trust-mcp``); ``trust_workspace_hooks``: its hooks (--trust-hooks)."""
+        this time without asking (``paicli run --trust-mcp``); ``trust_workspace_hooks``: its hooks (--trust-hooks).
+        ``executor`` runs /plan tasks and /team steps (connected by the caller,
+        which owns the one-line error when a cluster is unreachable, and
+        closes it)."""
         from paicli_tui.llm.client import ChatClient
         from paicli_tui.prompting.assembler import PromptAssembler
         from paicli_tui.policy.approval import DenyApprover
@@ -117,6 +122,12 @@ class Session(ModeAndModel, GrantKeeping, Resuming):
             self.registry.register(tool)
         self._runs = 0
         self.approver = approver or DenyApprover()
+        from paicli_tui.executors import LocalExecutor
+        from paicli_tui.policy.approval import AutoApprover
+
+        self.executor = executor or LocalExecutor()
+        if hasattr(self.executor, "for_session"):
+            self.executor.for_session(settings, self.session_id, auto_approve=isinstance(self.approver, AutoApprover))
         self.plan_reviewer = plan_reviewer
         self._approval_mode = settings.approval_mode
         self.usage = Usage()
@@ -405,101 +416,3 @@ class Session(ModeAndModel, GrantKeeping, Resuming):
         if gate.blocked:
             return goal, RunOutcome(kind, False, "FAILED", f"blocked by hook: {gate.reason}")
         return with_hook_context(goal, gate.context), None
-
-    def run_plan(self, goal: str, plan: "Plan | None" = None) -> RunOutcome:
-        from paicli_tui.plan.executor import PlanExecutor
-        from paicli_tui.plan.planner import Planner, planner_options
-        from paicli_tui.team.plan_tasks import PlanTaskRunner
-        from paicli_tui.tools.trusted_urls import TrustedUrls
-
-        goal, refused = self._open_run("plan", goal, plan)
-        if refused is not None:
-            return refused
-        cancel = self._cancel
-        slots = [f"worker-{i}" for i in range(1, self.settings.parallelism + 1)]
-        self.isolation.prepare(slots)
-        planner = Planner(self.client, self.assembler, agent="planner", role="planner", id_prefix="task", bus=self.bus,
-                          deadline=self._run_budget.deadline, **planner_options(self.settings))
-        planned = plan_and_review("plan", planner, self.plan_reviewer, goal, plan, cancel,
-                                  check=self.session_hooks.plan_check("plan", planner, goal, cancel))
-        if isinstance(planned, RunOutcome):
-            self.isolation.close()
-            return planned
-        goal = planned.goal or goal  # amendments extend the goal (P-4.2)
-
-        def new_task_agent(name: str, task_type: str) -> Agent:
-            return self._new_agent(name, "task", task_type=task_type)
-
-        isolation = self.isolation.begin(self._checkpoint_run or self.session_id, slots)
-        run_task = PlanTaskRunner(goal, new_task_agent, self.knowledge.recall, TrustedUrls.from_user_text(goal),
-                                  isolation=isolation, hooks=self.hooks, bus=self.bus)
-
-        def replan(current_plan, failed_task, reason):
-            return planner.replan(goal, current_plan, failed_task, reason, cancel=cancel)
-
-        executor = PlanExecutor(
-            planned,
-            run_task,
-            goal=goal,
-            bus=self.bus,
-            policy=self.settings.schedule,
-            parallelism=self.settings.parallelism,
-            replanner=replan,
-            version=max(planner.version, 1),
-            run_limit=self._run_budget.exceeded_kind,
-        )
-        self._executor = executor
-        try:
-            if isolation is not None:
-                isolation.hold = executor.hold
-            report = executor.run(cancel)
-            applied = self.isolation.finish()
-        finally:
-            self._executor = None
-            self.isolation.close()
-        return RunOutcome("plan", report.status.value == "COMPLETED", report.status.value,
-                          _with_note(report.summary, applied))
-
-    def run_team(self, goal: str, plan: "Plan | None" = None) -> RunOutcome:
-        from paicli_tui.team.orchestrator import TeamOrchestrator
-        from paicli_tui.tools.trusted_urls import TrustedUrls
-
-        goal, refused = self._open_run("team", goal, plan)
-        if refused is not None:
-            return refused
-        cancel = self._cancel
-        slots = [f"worker-{i}" for i in range(1, self.settings.workers + 1)]
-        self.isolation.prepare(slots)
-        orchestrator = TeamOrchestrator(
-            client=self.client,
-            registry=self.registry,
-            assembler=self.assembler,
-            bus=self.bus,
-            approver=self.approver,
-            settings=self.settings,
-            approval_mode=self._approval_mode,
-            run_budget=self._run_budget,
-            recall=self.knowledge.recall,
-        )
-        review = self.settings.team_review
-        planned = plan_and_review("team", orchestrator.planner, self.plan_reviewer, goal, plan, cancel,
-                                  create=orchestrator.plan, review=review,
-                                  check=self.session_hooks.plan_check("team", orchestrator.planner, goal, cancel))
-        if isinstance(planned, RunOutcome):
-            self.isolation.close()
-            return planned
-        goal = planned.goal or goal
-        self._orchestrator = orchestrator
-        try:
-            isolation = self.isolation.begin(self._checkpoint_run or self.session_id, slots)
-            report = orchestrator.run(goal, planned, cancel, TrustedUrls.from_user_text(goal), isolation=isolation)
-            applied = self.isolation.finish()
-        finally:
-            self._orchestrator = None
-            self.isolation.close()
-        return RunOutcome("team", report.status.value == "COMPLETED", report.status.value,
-                          _with_note(report.summary, applied))
-
-
-def _with_note(summary: str, note: str) -> str:
-    return f"{summary}\n{note}" if note else summary

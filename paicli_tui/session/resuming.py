@@ -180,14 +180,14 @@ class Resuming:
             return self._new_agent(name, "task", task_type=task_type)
 
         run_task = PlanTaskRunner(state.goal, new_task_agent, self.knowledge.recall, trusted, isolation=isolation,
-                                  hooks=self.hooks, bus=self.bus)
+                                  hooks=self.hooks, bus=self.bus, executor=self.executor)
         executor = PlanExecutor(
             plan, run_task, goal=state.goal, bus=self.bus, policy=state.policy or self.settings.schedule,
             parallelism=state.parallelism or self.settings.parallelism,
             workers=list(state.workers) or None,
             replanner=lambda current, failed, reason: planner.replan(state.goal, current, failed, reason, cancel=cancel),
             max_replans=state.max_replans, version=version, run_limit=self._run_budget.exceeded_kind,
-            replans=state.replans, resumed=True,
+            replans=state.replans, resumed=True, where=self.executor.where,
         )
         self._executor = executor
         try:
@@ -210,6 +210,6 @@ class Resuming:
         self._orchestrator = orchestrator
         try:
             return orchestrator.run(state.goal, plan, self._cancel, trusted, isolation=isolation,
-                                    resumed=Resumption(version, state.replans, attempts))
+                                    resumed=Resumption(version, state.replans, attempts), executor=self.executor)
         finally:
             self._orchestrator = None

@@ -25,6 +25,7 @@ from paicli_tui.team.subagent import ORCHESTRATOR, SubAgent
 
 if TYPE_CHECKING:
     from paicli_tui.config.settings import Settings
+    from paicli_tui.executors import Executor
     from paicli_tui.llm.client import ChatClient
     from paicli_tui.prompting.assembler import PromptAssembler
     from paicli_tui.policy.approval import Approver
@@ -94,6 +95,7 @@ class TeamOrchestrator:
         trusted_urls: "TrustedUrls | None" = None,
         isolation: "TaskIsolation | None" = None,
         resumed: "Resumption | None" = None,
+        executor: "Executor | None" = None,
     ) -> ExecutionReport:
         """Run every step on the worker pool; parallelism = worker count,
         no replanning (a failed or blocked step skips its dependents only).
@@ -115,6 +117,7 @@ class TeamOrchestrator:
             isolation=isolation,
             hooks=self.registry.hooks,
             resumed_attempts=resumed.attempts if resumed is not None else None,
+            executor=executor,
         )
         executor = PlanExecutor(
             plan,
@@ -131,6 +134,7 @@ class TeamOrchestrator:
             run_limit=self.run_budget.exceeded_kind if self.run_budget is not None else None,
             replans=resumed.replans if resumed is not None else 0,
             resumed=resumed is not None,
+            where=executor.where if executor is not None else "local",
         )
         self.executor = executor  # lets the session cancel a single step
         if isolation is not None:

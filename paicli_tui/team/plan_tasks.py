@@ -10,6 +10,7 @@ import threading
 from typing import TYPE_CHECKING, Callable
 
 from paicli_tui.events import StepRetry, TaskDispatched
+from paicli_tui.executors import Executor, LocalExecutor, TurnJob, run_turn
 from paicli_tui.hooks.task_check import MAX_ATTEMPTS, checked_turns
 from paicli_tui.plan.context import task_message
 from paicli_tui.plan.executor import TaskOutcome
@@ -37,12 +38,14 @@ class PlanTaskRunner:
 
     def __init__(self, goal: str, new_agent: TaskAgentFactory, recall: Recall, trusted: TrustedUrls,
                  isolation: "TaskIsolation | None" = None, hooks: "HookRunner | None" = None,
-                 bus: "EventBus | None" = None) -> None:
+                 bus: "EventBus | None" = None, executor: Executor | None = None) -> None:
         """With ``isolation`` each task works in its own tree and its work is
         merged back when it completes; a conflict it cannot merge is re-run
         on top, dropped or failed as the resolver decides. TaskCompleted
         ``hooks`` check a finished turn first: a failing one sends its
-        reason back to the task's agent."""
+        reason back to the task's agent. ``executor`` decides where each
+        turn of a task's agent runs (here by default)."""
+        self.executor = executor or LocalExecutor()
         self.isolation = isolation
         self.hooks = hooks if bus is not None else None
         self.bus = bus
@@ -51,6 +54,12 @@ class PlanTaskRunner:
         self.recall = recall
         self.trusted = trusted
         self.branch_urls = BranchUrls()
+
+    def _turns(self, task: "Task", agent: "Agent", tree, branch, cancel: threading.Event):
+        """One turn of the task's agent in ``tree``, where the executor runs it."""
+        run = self.isolation.run if self.isolation is not None else None
+        bus = self.bus if self.bus is not None else agent.bus
+        return lambda text: run_turn(self.executor, TurnJob(task.id, agent, text, branch, tree, run), cancel, bus)
 
     def __call__(self, task: "Task", plan: "Plan", worker: str, cancel: threading.Event) -> TaskOutcome:
         agent = self.new_agent(task.id, task.type.value)
@@ -65,7 +74,8 @@ class PlanTaskRunner:
             tree = self.isolation.attempt(task.id, worker) if self.isolation is not None else None
             if tree is not None and registry is not None:
                 agent.registry = registry.for_root(tree.path)
-            outcome, failed = self._checked(task, agent, with_turn_context(message), worker, branch, cancel)
+            turn = self._turns(task, agent, tree, branch, cancel)
+            outcome, failed = self._checked(task, agent, turn, with_turn_context(message), worker, cancel)
             if failed is not None:
                 return failed
             if outcome.failed_check:
@@ -85,8 +95,10 @@ class PlanTaskRunner:
             break
         return self._outcome(task, outcome, inherited, branch, note)
 
-    def _checked(self, task: "Task", agent: "Agent", first: str, worker: str, branch, cancel: threading.Event):
-        """The task's turns, its hooks and its plan check: a failing check
+    def _checked(self, task: "Task", agent: "Agent", turn, first: str, worker: str, cancel: threading.Event):
+        """The task's turns (``turn`` runs one where the executor runs it;
+        the check runs here, in the tree the turn's result came back to),
+        its hooks and its plan check: a failing check
         sends its command, exit code and output back to the same agent,
         at most MAX_ATTEMPTS turns in all. (the last outcome, the failed
         TaskOutcome when the check never passed)."""
@@ -95,8 +107,7 @@ class PlanTaskRunner:
             tracker = ReceiptTracker(self.bus, task.id) if self.bus is not None else None
             try:
                 outcome = checked_turns(
-                    self.hooks, lambda text=feedback: agent.run_turn(text, cancel=cancel, trusted_urls=branch),
-                    lambda text: agent.run_turn(text, cancel=cancel, trusted_urls=branch),
+                    self.hooks, lambda text=feedback: turn(text), turn,
                     task=task, goal=self.goal, worker=worker, bus=self.bus, cancel=cancel)  # type: ignore[arg-type]
             finally:
                 receipts = tracker.close() if tracker is not None else Receipts()

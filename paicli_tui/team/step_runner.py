@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Callable
 
+from paicli_tui.executors import Executor, LocalExecutor, TurnJob, run_turn
 from paicli_tui.events import (
     EventBus,
     RepairRequested,
@@ -71,13 +72,17 @@ class StepRunner:
         isolation: "TaskIsolation | None" = None,
         hooks: "HookRunner | None" = None,
         resumed_attempts: dict[str, tuple[int, str]] | None = None,
+        executor: Executor | None = None,
     ) -> None:
         """With ``isolation`` every attempt works in its own tree from the
         run's current integration state, the reviewer sees the attempt's
         diff, and only approved work is merged back. ``resumed_attempts``:
         steps an interrupted run was on, each with the attempt it had
         reached and the review feedback that attempt was sent with; such a
-        step goes on at that attempt, so a resume never grants new retries."""
+        step goes on at that attempt, so a resume never grants new retries.
+        ``executor`` decides where a worker's turns run (here by default);
+        reviews run here."""
+        self.executor = executor or LocalExecutor()
         self.goal = goal
         self.isolation = isolation
         #: TaskCompleted hooks check a completed report before the reviewer does.
@@ -102,6 +107,7 @@ class StepRunner:
             return self._run(task, plan, worker, cancel)
         finally:
             worker.agent.registry = registry
+            worker.turns = None
             worker.clear_history()  # the step boundary (P-5.4)
             worker.agent.task_label = ""
 
@@ -113,6 +119,9 @@ class StepRunner:
         attempt = self.isolation.attempt(task.id, worker.name)
         if registry is not None:
             worker.agent.registry = registry.for_root(attempt.path)
+        run, agent = self.isolation.run, worker.agent
+        worker.turns = lambda text, cancel, trusted: run_turn(
+            self.executor, TurnJob(task.id, agent, text, trusted, attempt, run), cancel, self.bus)
         return attempt
 
     def reviewer_name(self, plan: Plan, step_id: str) -> str:

@@ -13,6 +13,9 @@ from paicli_tui.team.messages import AgentMessage, AgentRole, MessageType
 from paicli_tui.team.structured import parse_review_verdict
 
 if TYPE_CHECKING:
+    from typing import Callable
+
+    from paicli_tui.agent.loop import AgentOutcome
     from paicli_tui.tools.trusted_urls import TrustedUrls
 
 ORCHESTRATOR = "orchestrator"
@@ -29,6 +32,9 @@ class SubAgent:
         self.role = role
         self.name = name
         self.agent = agent
+        #: Runs a turn of the agent (text, cancel, trusted URLs) where the
+        #: step runner's executor puts it; None runs it here.
+        self.turns: "Callable[[str, threading.Event, TrustedUrls | None], AgentOutcome] | None" = None
 
     def send(
         self,
@@ -41,7 +47,10 @@ class SubAgent:
         message and run its turn to the end. Workers answer RESULT, PARTIAL
         (a budget stop) or ERROR; a reviewer answers APPROVAL or REJECTION
         (content = the feedback) or ERROR when the call itself failed."""
-        outcome = self.agent.run_turn(message.content, cancel=cancel, trusted_urls=trusted_urls)
+        if self.turns is not None:
+            outcome = self.turns(message.content, cancel, trusted_urls)
+        else:
+            outcome = self.agent.run_turn(message.content, cancel=cancel, trusted_urls=trusted_urls)
         if outcome.status == "failed":
             return self._reply(outcome.reason or "the model call failed", MessageType.ERROR)
         if outcome.status == "cancelled":

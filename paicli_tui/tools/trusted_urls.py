@@ -98,6 +98,11 @@ class TrustedUrls:
                     self._found.append(key)
 
     @property
+    def inherited_urls(self) -> tuple[str, ...]:
+        """URLs trusted because an earlier task of the branch found them."""
+        return tuple(sorted(self._inherited))
+
+    @property
     def found_urls(self) -> tuple[str, ...]:
         with self._lock:
             return tuple(self._found)

@@ -85,8 +85,11 @@ class RunScreen(RunKeys, Screen):
         replay: bool = False,
         diff_source: Callable[[str, str], str | None] | None = None,
         limits: dict | None = None,
+        where: str = "",
     ) -> None:
         super().__init__(id="run")
+        #: Where the tasks run when not here ("ray @ HOST:PORT"); the heading says it.
+        self.where = "" if where == "local" else where
         self.goal = goal
         self.kind = kind
         self.on_cancel = on_cancel
@@ -145,7 +148,10 @@ class RunScreen(RunKeys, Screen):
         tree.border_title = "Tasks" if self.kind == "plan" else "Steps"
         tree.show_tasks(self.model.task_list())
         first_line = self.goal.splitlines()[0] if self.goal else ""
-        self.query_one("#run-title", Static).update(Content.assemble((f"/{self.kind} · {first_line}", "bold")))
+        title = Content.assemble((f"/{self.kind} · {first_line}", "bold"))
+        if self.where:
+            title = Content.assemble(title, (f" · tasks on {self.where}", "italic"))
+        self.query_one("#run-title", Static).update(title)
         self.query_one("#run-summary").display = False
         self.query_one("#run-timeline-box").display = False
         self._refresh_heading()

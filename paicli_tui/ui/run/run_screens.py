@@ -39,7 +39,7 @@ def is_run_screen(screen: Any) -> bool:
 
 def _new_run_screen(app: "PaicliApp", session: "SessionPort", plan: Any, goal: str, workers: list[str], *,
                     kind: str, clock: Callable[[], float], price: Any,
-                    limits: dict | None = None) -> "RunScreen":
+                    limits: dict | None = None, where: str = "") -> "RunScreen":
     from paicli_tui.ui.run.run_screen import RunScreen
     from paicli_tui.ui.undo.task_undo import task_undo_opener
 
@@ -49,7 +49,7 @@ def _new_run_screen(app: "PaicliApp", session: "SessionPort", plan: Any, goal: s
     return RunScreen(
         plan, goal, workers, kind=kind, on_cancel=session.cancel, on_cancel_task=session.cancel_task,
         on_undo_task=task_undo_opener(app, session), clock=clock, price=price,
-        diff_source=lambda base, result: task_diff(workspace, base, result),
+        diff_source=lambda base, result: task_diff(workspace, base, result), where=where,
         limits=limits if limits is not None else money_limits(session),
     )
 
@@ -175,7 +175,7 @@ class RunScreens:
         screen = _new_run_screen(
             self.app, session, started.plan, self._goal, pane_workers(kind, started.plan, list(started.workers)),
             kind=kind, clock=self.clock, price=self._price if self._price is not None else session_price(session),
-            limits=self._limits,
+            limits=self._limits, where=started.executor,
         )
         top = self.app.screen
         if is_run_screen(top) and top.model.finished:
