@@ -159,14 +159,20 @@ class RunKeys:
         self.apply_layout()
 
     def action_toggle_thinking(self) -> None:
-        self.toggle_class("-fold-thinking")
+        self._toggle_view("-fold-thinking")
 
     def action_toggle_tools(self) -> None:
-        self.toggle_class("-open-tools")
+        self._toggle_view("-open-tools")
 
     def action_toggle_raw(self) -> None:
-        self.toggle_class("-raw")
+        self._toggle_view("-raw")
         self.notify("Raw replies shown" if self.has_class("-raw") else "Raw replies hidden", markup=False)
+
+    def _toggle_view(self, flag: str) -> None:
+        """Fold or open one kind of entry in every pane (panes draw lines: tell them)."""
+        self.toggle_class(flag)
+        for pane in self.panes:
+            pane.restyle()
 
     def action_next_worker(self) -> None:
         self._step_worker(1)
