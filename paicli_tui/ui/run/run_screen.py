@@ -58,6 +58,8 @@ class RunScreen(RunKeys, Screen):
         Binding("s", "toggle_summary", "Fold the summary", id="run.summary"),
         Binding("h", "toggle_tree", "Hide the tasks", id="run.tree"),
         Binding("z", "zoom", "Zoom pane", id="run.zoom"),
+        Binding("tab", "tab(1)", "Next pane (the next zoomed pane)", show=False, id="run.tab"),
+        Binding("shift+tab", "tab(-1)", "Previous pane", show=False, id="run.shift_tab"),
         Binding("right_square_bracket", "next_worker", "Next worker", id="run.next_worker"),
         Binding("left_square_bracket", "previous_worker", "Previous worker", id="run.previous_worker"),
         Binding("t", "toggle_thinking", "Fold thinking", id="run.thinking"),

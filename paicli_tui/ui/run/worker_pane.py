@@ -113,6 +113,12 @@ class WorkerPane(ScrollView, can_focus=True):
         super().watch_scroll_y(old, new)
         self._follow = round(new) >= self.max_scroll_y
 
+    def follow_tail(self) -> None:
+        """Show the end and follow it again (a zoom opens at the tail)."""
+        self._follow = True
+        self._changed(now=True)
+        self.call_after_refresh(lambda: self.set_scroll(None, self.max_scroll_y))
+
     def restyle(self) -> None:
         """The screen's folds or the theme changed: draw every entry again."""
         self._view = None
