@@ -5,7 +5,10 @@ zoom to the next pane."""
 
 from __future__ import annotations
 
+import time
+
 from paicli_tui import events as ev
+from tests.support.timing import scaled
 from tests.ui.run_host import screen_text
 from tests.ui.test_run_screen import frame, host, open_run, start
 
@@ -26,6 +29,15 @@ def pane_rows(app, pane) -> list[str]:
     region = pane.scrollable_content_region
     lines = screen_text(app).splitlines()
     return [lines[y][region.x:region.right].rstrip() for y in range(region.y, region.bottom)]
+
+
+async def settled(app, pilot, screen) -> None:
+    """Frames until every pane painted what it was told."""
+    deadline = time.monotonic() + scaled(10)
+    await frame(app, pilot)
+    while any(pane.pending for pane in screen.panes) and time.monotonic() < deadline:
+        await pilot.pause(0.05)
+    await pilot.pause()
 
 
 async def stream(app, pilot, sizes: list[tuple[int, int]]) -> None:
@@ -50,8 +62,7 @@ async def painted_after(sizes: list[tuple[int, int]]) -> dict[str, list[str]]:
         await frame(app, pilot)
         await stream(app, pilot, sizes)
         await pilot.resize_terminal(*sizes[-1])
-        for _ in range(3):
-            await frame(app, pilot)
+        await settled(app, pilot, screen)
         return {pane.worker: pane_rows(app, pane) for pane in screen.panes}
 
 
@@ -76,7 +87,7 @@ async def test_a_panes_first_row_is_its_tasks_heading_from_the_first_frame():
             for text in ("\n\n- first point", "\n- second point", "\n\nDone."):
                 for worker in ("worker-1", "worker-2"):
                     app.bus.publish(ev.ModelDelta(worker, "c", "content", text))
-                await frame(app, pilot)
+                await settled(app, pilot, screen)
                 for pane in screen.panes:
                     rows = [row for row in pane_rows(app, pane) if row.strip()]
                     seen.append(rows)
@@ -94,7 +105,7 @@ async def test_z_zooms_a_pane_at_its_tail_with_a_hint_and_tab_moves_the_zoom():
         for worker in ("worker-1", "worker-2"):
             text = "".join(f"{worker} paragraph {i}\n\n" for i in range(40))
             app.bus.publish(ev.ModelDelta(worker, "c", "content", text))
-        await frame(app, pilot)
+        await settled(app, pilot, screen)
         one, two = screen.pane("worker-1"), screen.pane("worker-2")
         one.focus()
         await pilot.press("z")

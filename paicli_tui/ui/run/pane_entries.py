@@ -129,9 +129,9 @@ class AnswerBlock(Entry):
     def __init__(self) -> None:
         super().__init__("answer")
         self.doc = MarkdownDoc()
-        self._width = 0
-        self._finished: list[Strip] = []
-        self._finished_blocks = 0
+        #: width → (finished blocks drawn, their strips); two widths kept, so
+        #: a layout that flips between two (the tree shown, hidden) redraws nothing.
+        self._finished: dict[int, tuple[int, list[Strip]]] = {}
         self.renders = 0  # open-block renders, for tests and benches
 
     def append(self, text: str) -> None:
@@ -141,15 +141,14 @@ class AnswerBlock(Entry):
             self.changed()
 
     def strips(self, width: int, view: View, first: bool) -> list[Strip]:
-        if width != self._width:
-            self._width, self._finished, self._finished_blocks = width, [], 0
         open_blocks = self.doc.split()
-        for block in self.doc.finished[self._finished_blocks:]:
-            self._finished.extend(view.to_strips(block_lines(block, width, view.markdown, highlighted=True), width))
-        self._finished_blocks = len(self.doc.finished)
+        drawn, finished = self._finished.pop(width, (0, []))
+        for block in self.doc.finished[drawn:]:
+            finished.extend(view.to_strips(block_lines(block, width, view.markdown, highlighted=True), width))
+        self._finished = {**dict(list(self._finished.items())[-1:]), width: (len(self.doc.finished), finished)}
         self.renders += 1
         open_lines = [line for block in open_blocks for line in block_lines(block, width, view.markdown)]
-        return self._finished + view.to_strips(open_lines, width)
+        return finished + view.to_strips(open_lines, width)
 
     @property
     def plain(self) -> str:

@@ -70,7 +70,8 @@ class WorkerPane(ScrollView, can_focus=True):
         self.entries: list[Entry] = []
         self._blocks: dict[int, TextBlock] = {}
         self._tools: dict[str, ToolEntry] = {}
-        self._cache: dict[int, tuple[tuple, list[Strip]]] = {}  # id(entry) → (key, strips)
+        self._cache: dict[int, tuple[tuple, list[Strip]]] = {}  # id(entry) → (key, strips) at this width
+        self._other_width: tuple[int, dict] = (0, {})  # the previous width's cache (a toggled tree flips back)
         self._rows: list[Strip] = []
         self._starts: list[int] = []  # first row of each entry
         self._rows_width = -1
@@ -105,6 +106,15 @@ class WorkerPane(ScrollView, can_focus=True):
         return range(self._starts[index], end)
 
     @property
+    def pending(self) -> bool:
+        """A repaint is due (what the pane says changed since it was drawn)."""
+        return self._stale
+
+    def painted_text(self) -> str:
+        """The rows as last drawn, without drawing (benches read it)."""
+        return "\n".join(strip.text.rstrip() for strip in self._rows)
+
+    @property
     def following(self) -> bool:
         """True while the pane follows its tail (or all of it is in view)."""
         return self._follow or self.max_scroll_y <= 0
@@ -122,7 +132,7 @@ class WorkerPane(ScrollView, can_focus=True):
     def restyle(self) -> None:
         """The screen's folds or the theme changed: draw every entry again."""
         self._view = None
-        self._cache.clear()
+        self._cache, self._other_width = {}, (0, {})
         self._changed(now=True)
 
     async def write(self, frame_ops: Iterable[ops.PaneOp]) -> None:
@@ -190,6 +200,7 @@ class WorkerPane(ScrollView, can_focus=True):
             self.set_scroll(None, max(0, self.scroll_y - removed))
         for key in gone_ids:
             self._cache.pop(key, None)
+            self._other_width[1].pop(key, None)
 
     # -- painting ------------------------------------------------------------------------
 
@@ -252,7 +263,9 @@ class WorkerPane(ScrollView, can_focus=True):
         self._stale = False
         self.builds += 1
         if width != self._rows_width:
-            self._cache.clear()
+            before, cache = self._other_width
+            self._other_width = (self._rows_width, self._cache)
+            self._cache = cache if before == width else {}
         self._rows_width = width
         view = self._view_now()
         rows: list[Strip] = []
@@ -295,7 +308,7 @@ class WorkerPane(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._view = None
-        self._cache.clear()
+        self._cache, self._other_width = {}, (0, {})
         self._stale = True
 
     def on_click(self, event: events.Click) -> None:
