@@ -1,28 +1,34 @@
 """Task isolation's cost on a generated 5,000-file repository (issue: parallel
 work that cannot collide).
 
-Micro timings (median of ``--repeat``): the start snapshot, a cold task tree,
-recycling a warm one to a new base, committing a task's change, merging it
-into the integration ref, and the apply at the end.
+Micro timings (median of ``--repeat``): the start snapshot; a cold task tree
+(an empty pool) beside the reference, git's own ``worktree add`` +
+``checkout`` of the same repository in the same run; a tree taken from the
+warm pool at dispatch (readied while the run began); recycling it to a new
+base; committing a task's change; merging it; the apply at the end.
 
 Makespan: a 6-task diamond (t1 → t2..t5 → t6) through the real PlanExecutor
 at parallelism 4. Each task writes one distinct file and then waits
 ``--delay`` seconds (a model call stands in as a fixed wait, the same in
 every arm). Arms, interleaved: isolation off (tasks write into the
-workspace); on, cold (a new run's trees, warmed in the background as the run
-begins); on, warm (a second run recycling the first run's trees, as a
-session does). The real git, the real executor; no model server: what is
-measured is what isolation adds on the critical path.
+workspace); on, cold (a workspace's first run: an empty pool, trees made in
+the background as the run begins); on, warm (a later run of the same
+workspace, its trees leased from the pool the earlier runs left). The real
+git, the real executor; no model server: what is measured is what isolation
+adds on the critical path.
 
-    python bench/isolation.py [--files 5000] [--delay 1.0] [--repeat 3]
+    python bench/isolation.py [--quick] [--files 5000] [--delay 1.0] [--repeat 3]
 
-The last line is one JSON object with every figure and the ratios.
+``--quick`` is 1,500 files and one repeat (under two minutes). The first
+line names the machine's load; the last is one JSON object with every
+figure and the ratios.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -38,7 +44,6 @@ from paicli_tui.plan.model import Plan, Task  # noqa: E402
 from paicli_tui.workspace import IsolatedRun  # noqa: E402
 from paicli_tui.workspace.apply import apply_run  # noqa: E402
 from paicli_tui.workspace.resolver import HeadlessResolver, TaskIsolation  # noqa: E402
-from paicli_tui.workspace.trees import TaskTrees  # noqa: E402
 
 WORKERS = [f"worker-{i}" for i in range(1, 5)]
 
@@ -101,61 +106,96 @@ def timed(action) -> float:
     return time.perf_counter() - started
 
 
+def plain_worktree(workspace: Path, target: Path) -> float:
+    """The reference: what git itself takes to make a checked-out worktree
+    of the person's repository (``worktree add --no-checkout`` + ``checkout``)."""
+    def make() -> None:
+        git(workspace, "worktree", "add", "-q", "--no-checkout", "--detach", str(target), "HEAD")
+        git(target, "checkout", "-q", "-f", "HEAD")
+    elapsed = timed(make)
+    git(workspace, "worktree", "remove", "--force", str(target))
+    return elapsed
+
+
 def micro(workspace: Path, home: Path, repeat: int) -> dict:
-    figures: dict[str, list[float]] = {k: [] for k in ("snapshot", "cold_tree", "recycle", "commit", "merge", "apply")}
+    keys = ("snapshot", "cold_tree", "plain_worktree", "warm_dispatch", "recycle", "commit", "merge", "apply")
+    figures: dict[str, list[float]] = {k: [] for k in keys}
     for number in range(repeat):
+        root = home / f"micro-{number}"
         run_box: list[IsolatedRun] = []
-        figures["snapshot"].append(timed(lambda: run_box.append(
-            IsolatedRun.begin_run(workspace, f"micro-{number}", home / "isolation"))))
+        figures["snapshot"].append(timed(lambda: run_box.append(IsolatedRun.begin_run(workspace, "cold", root))))
         run = run_box[0]
+        # Side by side, in turns: whichever goes second reads git objects the first left in the page cache.
+        if number % 2:
+            figures["plain_worktree"].append(plain_worktree(workspace, home / f"plain-{number}"))
         figures["cold_tree"].append(timed(lambda: run.attempt("t1", "slot")))
-        attempt_box = []
-        figures["recycle"].append(timed(lambda: attempt_box.append(run.attempt("t1", "slot"))))
-        attempt = attempt_box[0]
+        if not number % 2:
+            figures["plain_worktree"].append(plain_worktree(workspace, home / f"plain-{number}"))
+        run.close()
+        # A later run of the same workspace: its pool tree is readied while the run begins.
+        run = IsolatedRun.begin_run(workspace, "warm", root, warm=["slot"])
+        waited = time.perf_counter()
+        while not run.trees.is_ready("slot"):
+            time.sleep(0.01)
+            assert time.perf_counter() - waited < 120, "the pool tree was never readied"
+        figures["warm_dispatch"].append(timed(lambda: run.attempt("t1", "slot")))
+        attempt = run.attempt("t1", "slot")
         (attempt.path / "pkg_00" / "mod_0" / "file_1.py").write_text("changed\n")
         result_box = []
         figures["commit"].append(timed(lambda: result_box.append(run.commit(attempt))))
         figures["merge"].append(timed(lambda: run.merge(attempt, result_box[0])))
+        figures["recycle"].append(timed(lambda: run.attempt("t2", "slot")))
         figures["apply"].append(timed(lambda: apply_run(run, "none")))
         run.close()
     return {key: statistics.median(values) for key, values in figures.items()}
 
 
+def isolated(workspace: Path, root: Path, run_id: str, delay: float, tag: str) -> float:
+    run = IsolatedRun.begin_run(workspace, run_id, root, warm=WORKERS)
+    try:
+        return makespan(workspace, delay, TaskIsolation(run, HeadlessResolver()), tag)
+    finally:
+        run.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--files", type=int, default=5000)
+    parser.add_argument("--quick", action="store_true", help="1,500 files, one repeat: under two minutes")
+    parser.add_argument("--files", type=int)
     parser.add_argument("--delay", type=float, default=1.0)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int)
     args = parser.parse_args(argv)
+    files = args.files or (1500 if args.quick else 5000)
+    repeat = args.repeat or (1 if args.quick else 3)
+    load = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="paicli-bench-isolation-") as scratch:
         home = Path(scratch)
-        workspace = make_repo(home / "repo", args.files)
-        print(f"repository: {args.files} files; delay per task {args.delay:.2f} s; repeat {args.repeat}")
-        figures = micro(workspace, home, args.repeat)
+        workspace = make_repo(home / "repo", files)
+        print(f"repository: {files} files; delay per task {args.delay:.2f} s; repeat {repeat}; "
+              f"load {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+        figures = micro(workspace, home, repeat)
         for key, value in figures.items():
-            print(f"  {key:<10} {value * 1000:8.1f} ms")
+            print(f"  {key:<15} {value * 1000:8.1f} ms")
         off, cold, warm = [], [], []
-        session_trees: TaskTrees | None = None
-        for number in range(args.repeat):
+        pool = home / "session"
+        isolated(workspace, pool, "session-first", args.delay, "first")  # the session's first run fills the pool
+        for number in range(repeat):
             off.append(makespan(workspace, args.delay, None, f"off{number}"))
-            run = IsolatedRun.begin_run(workspace, f"cold-{number}", home / "isolation", warm=WORKERS)
-            cold.append(makespan(workspace, args.delay, TaskIsolation(run, HeadlessResolver()), f"cold{number}"))
-            run.close()
-            if session_trees is None:
-                first = IsolatedRun.begin_run(workspace, "session-first", home / "isolation", warm=WORKERS)
-                makespan(workspace, args.delay, TaskIsolation(first, HeadlessResolver()), "first")
-                session_trees = first.trees
-            again = IsolatedRun.begin_run(workspace, f"warm-{number}", home / "isolation", trees=session_trees)
-            warm.append(makespan(workspace, args.delay, TaskIsolation(again, HeadlessResolver()), f"warm{number}"))
-        if session_trees is not None:
-            session_trees.close()
+            cold.append(isolated(workspace, home / f"cold-{number}", "cold", args.delay, f"cold{number}"))
+            warm.append(isolated(workspace, pool, f"warm-{number}", args.delay, f"warm{number}"))
     result = {
-        "files": args.files, "delay_s": args.delay, **{f"{k}_ms": round(v * 1000, 1) for k, v in figures.items()},
+        "files": files, "delay_s": args.delay, "repeat": repeat, "load_1m": round(load[0], 2),
+        **{f"{k}_ms": round(v * 1000, 1) for k, v in figures.items()},
+        "cold_tree_vs_plain_git": round(figures["cold_tree"] / figures["plain_worktree"], 3),
         "makespan_off_s": round(statistics.median(off), 3), "makespan_cold_s": round(statistics.median(cold), 3),
         "makespan_warm_s": round(statistics.median(warm), 3),
     }
     result["ratio_cold"] = round(result["makespan_cold_s"] / result["makespan_off_s"], 3)
     result["ratio_warm"] = round(result["makespan_warm_s"] / result["makespan_off_s"], 3)
+    print(f"cold task tree {figures['cold_tree'] * 1000:.0f} ms vs plain git worktree add + checkout "
+          f"{figures['plain_worktree'] * 1000:.0f} ms (x{result['cold_tree_vs_plain_git']:.2f}); "
+          f"from the warm pool {figures['warm_dispatch'] * 1000:.1f} ms at dispatch, "
+          f"{figures['recycle'] * 1000:.0f} ms to recycle")
     print(f"makespan of a 6-task diamond at parallelism 4: off {result['makespan_off_s']:.2f} s, "
           f"isolated cold {result['makespan_cold_s']:.2f} s (x{result['ratio_cold']:.2f}), "
           f"isolated warm {result['makespan_warm_s']:.2f} s (x{result['ratio_warm']:.2f})")

@@ -169,26 +169,42 @@ def before_tree(ref: str, into: Path) -> Path:
     return target
 
 
-def request_size(server: LlamaServer, tree: Path, home: Path) -> tuple[int, int | None]:
-    """A worker's system prompt plus its tool schemas, as the after arm sends them."""
-    code = ("import json,sys,pathlib;from paicli_tui.config.settings import Settings;"
-            "from paicli_tui.agent.registry import ToolRegistry;from paicli_tui.prompting.assembler import PromptAssembler;"
-            "w=pathlib.Path(sys.argv[1]);s=Settings(provider='custom',base_url=sys.argv[2]);"
-            "p=PromptAssembler(w).system_prompt('team-worker');t=json.dumps(ToolRegistry(w,s).schemas());"
-            "print(json.dumps(p+t))")
-    proc = subprocess.run([sys.executable, "-c", code, str(home), server.base_url], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(tree), "PAICLI_HOME": str(home)})
-    if proc.returncode != 0:
-        return 0, None
-    text = json.loads(proc.stdout)
-    try:
-        import httpx
+SIZE_CODE = """
+import json, pathlib, sys
+from paicli_tui.config.settings import Settings
+from paicli_tui.agent.registry import ToolRegistry
+from paicli_tui.prompting.assembler import PromptAssembler
+from paicli_tui.prompting.compact import compact_prompt, request_text, tool_view, tools_for
+w = pathlib.Path(sys.argv[1])
+schemas = ToolRegistry(w, Settings(provider="custom", base_url=sys.argv[2])).schemas()
+assembler = PromptAssembler(w)
+full = request_text(assembler.system_prompt("team-worker"), schemas)
+offered = tool_view(tools_for("team-worker"))(schemas)
+compact = request_text(compact_prompt(assembler, "team-worker"), offered)
+print(json.dumps({"full": full, "compact": compact}))
+"""
 
-        count = httpx.post(server.base_url.removesuffix("/v1") + "/extras/tokenize/count", json={"input": text},
-                           timeout=30).json()["count"]
-    except Exception:  # noqa: BLE001 - the size in characters still says something
-        count = None
-    return len(text), count
+
+def request_size(server: LlamaServer, tree: Path, home: Path) -> dict[str, tuple[int, int | None]]:
+    """A team worker's system prompt plus its tool schemas, with the full
+    prompt (the before arm's) and the compact profile's (the after arm's),
+    in characters and server tokens."""
+    proc = subprocess.run([sys.executable, "-c", SIZE_CODE, str(home), server.base_url], capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": str(tree), "PAICLI_HOME": str(home)})
+    if proc.returncode != 0:
+        print(f"request size not measured: {proc.stderr.strip().splitlines()[-1:]}")
+        return {}
+    sizes = {}
+    for name, text in json.loads(proc.stdout).items():
+        try:
+            import httpx
+
+            count = httpx.post(server.base_url.removesuffix("/v1") + "/extras/tokenize/count", json={"input": text},
+                               timeout=30).json()["count"]
+        except Exception:  # noqa: BLE001 - the size in characters still says something
+            count = None
+        sizes[name] = (len(text), count)
+    return sizes
 
 
 def mean(values: list[float]) -> float | None:
@@ -248,7 +264,7 @@ def main() -> int:
                               f"reports {run.reports_read}/{run.reports} verdicts {run.verdicts_read}/{run.verdicts}"
                               f"{' COMPLETED-with-nothing-done' if run.completed_nothing_done else ''}  {goal}", flush=True)
             (root / "sizes").mkdir(exist_ok=True)
-            size_chars, size_tokens = request_size(server, ROOT, root / "sizes")
+            sizes = request_size(server, ROOT, root / "sizes")
     figures = {f"{mode}/{arm}": summary(runs) for (mode, arm), runs in results.items()}
     columns = ["runs", "own_outcome", "queued_deadline", "interrupted_failures", "tool_calls", "reports_read",
                "verdicts_read", "completed_nothing_done", "mean_s", "mean_ttft_s", "mean_tok_s"]
@@ -257,9 +273,11 @@ def main() -> int:
     print("|---" * (len(columns) + 1) + "|")
     for name, row in figures.items():
         print(f"| {name} | " + " | ".join(str(row[c]) for c in columns) + " |")
-    print(f"\nworker request (system prompt + tool schemas, after): {size_chars} characters, "
-          f"{size_tokens if size_tokens is not None else '?'} tokens")
-    figures["worker_request"] = {"chars": size_chars, "tokens": size_tokens}
+    print()
+    for name, (chars, tokens) in sizes.items():
+        print(f"worker request, {name} profile (system prompt + tool schemas): {chars} characters, "
+              f"{tokens if tokens is not None else '?'} tokens")
+    figures["worker_request"] = {name: {"chars": c, "tokens": t} for name, (c, t) in sizes.items()}
     print(json.dumps(figures))
     return 0
 

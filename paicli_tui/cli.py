@@ -42,6 +42,11 @@ def build_parser() -> argparse.ArgumentParser:
     _model_flags(parser)
     parser.add_argument("--plan-file", metavar="FILE", help="open the review screen on a saved plan")
     parser.add_argument("--theme", help="theme name (remembered when changed in the app)")
+    goes_on = parser.add_mutually_exclusive_group()
+    goes_on.add_argument("-c", "--continue", dest="continue_last", action="store_true",
+                         help="continue the last session of this workspace: its conversation and transcript")
+    goes_on.add_argument("--resume", metavar="SESSION", dest="resume_session",
+                         help="continue SESSION (an id from `paicli sessions`): its conversation and transcript")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     run = sub.add_parser("run", help="run one goal without the full-screen UI")
@@ -81,7 +86,21 @@ def build_parser() -> argparse.ArgumentParser:
     limits.add_argument("--run-max-turns", type=int, metavar="N", help="model calls for the whole run")
     limits.add_argument("--run-max-tokens", type=int, metavar="N", help="tokens for the whole run")
     limits.add_argument("--run-max-seconds", type=float, metavar="S", help="wall time for the whole run")
+    limits.add_argument("--max-cost", type=float, metavar="USD", help="money per agent turn (needs a price for the model)")
+    limits.add_argument("--run-max-cost", type=float, metavar="USD", help="money for the whole run")
     run.add_argument("goal", nargs="*", help="what to do")
+
+    resume = sub.add_parser("resume", help="go on with an interrupted /plan or /team run (killed, cancelled or "
+                                           "stopped by a budget): completed work is kept, not run again")
+    _model_flags(resume, sub=True)
+    resume.add_argument("session", nargs="?", help="session id or ledger path (default: --last)")
+    resume.add_argument("--last", action="store_true", help="the newest interrupted run of this workspace")
+    resume.add_argument("--yes", "-y", action="store_true", help="resume without asking; approve tool calls")
+    resume.add_argument("--json", action="store_true", help="print JSON events (one per line) instead of text")
+    budgets = resume.add_argument_group("budgets (default: the run's own; the run goes on from what it spent)")
+    budgets.add_argument("--run-max-turns", type=int, metavar="N", help="model calls for the whole run")
+    budgets.add_argument("--run-max-tokens", type=int, metavar="N", help="tokens for the whole run")
+    budgets.add_argument("--run-max-seconds", type=float, metavar="S", help="wall time for the whole run")
 
     acp = sub.add_parser("acp", help="serve editors (Zed, JetBrains, Toad) over the Agent Client Protocol on stdio",
                          description="An Agent Client Protocol agent on stdin/stdout for editors; see docs/acp.md. "
@@ -166,6 +185,7 @@ HANDLERS = {
     None: "tui",
     "run": "run",
     "acp": "acp",
+    "resume": "resume",
     "plan": "plan_check",
     "sessions": "sessions",
     "replay": "replay",
@@ -191,7 +211,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         # The app and `run` write a ledger, `undo` its record of what it restored, index and memory
         # the database; the rest only read.
-        check_dirs(create=args.command in (None, "run", "acp", "undo", "index", "memory"))
+        check_dirs(create=args.command in (None, "run", "resume", "acp", "undo", "index", "memory"))
     except ConfigError as exc:
         print(f"paicli: {exc}", file=sys.stderr)
         return 2
@@ -199,12 +219,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code = int(module.main(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, not at exit
-        return code
     except BrokenPipeError:
         return _stdout_closed()
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    if args.command is None and argv is None:
+        _exit_at_once(code)
+    return code
+
+
+def _exit_at_once(code: int) -> None:
+    """The app has closed its session (the ledger is fsynced line by line,
+    MCP servers and command groups are stopped): what is left is tearing
+    down a large heap, joining idle threads and closing files, which the
+    OS does at once. That teardown took most of a second after a long
+    session, so the program ends here."""
+    import logging
+
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
 
 
 #: What a shell reports for a writer killed by SIGPIPE (128 + 13), the

@@ -14,11 +14,15 @@ BENCH = Path(__file__).resolve().parent.parent / "bench" / "isolation.py"
 
 
 @pytest.mark.timeout(180)
-def test_the_bench_prints_every_figure_and_the_ratios():
-    done = subprocess.run([sys.executable, str(BENCH), "--files", "30", "--delay", "0.05", "--repeat", "1"],
+def test_the_bench_prints_every_figure_the_load_and_the_ratios():
+    done = subprocess.run([sys.executable, str(BENCH), "--quick", "--files", "30", "--delay", "0.05"],
                           capture_output=True, text=True, timeout=170)
     assert done.returncode == 0, done.stderr
-    figures = json.loads(done.stdout.strip().splitlines()[-1])
-    for key in ("snapshot_ms", "cold_tree_ms", "recycle_ms", "commit_ms", "merge_ms", "apply_ms", "ratio_cold",
-                "ratio_warm"):
+    lines = done.stdout.strip().splitlines()
+    assert "load " in lines[0] and "plain git worktree add" in done.stdout
+    figures = json.loads(lines[-1])
+    assert figures["repeat"] == 1 and figures["load_1m"] >= 0
+    for key in ("snapshot_ms", "cold_tree_ms", "plain_worktree_ms", "recycle_ms", "commit_ms", "merge_ms",
+                "cold_tree_vs_plain_git", "ratio_cold", "ratio_warm"):
         assert figures[key] > 0, key
+    assert figures["warm_dispatch_ms"] >= 0 and "apply_ms" in figures

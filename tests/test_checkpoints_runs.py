@@ -49,7 +49,7 @@ def session_for(server, workspace, approver=None, **settings) -> Session:
 
 def two_task_plan() -> Script:
     return Script({
-        "planner": [task_plan(("edit a.txt", []), ("edit src/b.py", []))],
+        "planner": [task_plan(("edit a.txt", []), ("edit src/b.py", []), kind="FILE_WRITE")],
         "task_1": [edit("a.txt", "second line", "SECOND LINE"), Reply(content="edited a")],
         "task_2": [edit("src/b.py", "return 1", "return 2"), Reply(content="edited b")],
     })

@@ -16,6 +16,7 @@ from paicli_tui.tools.base import ToolError, ToolStopped
 from paicli_tui.tools.process import LIVE_GROUPS
 from tests.support.mcp_config import SERVER
 from tests.support.procs import alive, kill_quietly
+from tests.support.timing import scaled
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -24,7 +25,7 @@ pytestmark = pytest.mark.timeout(120)
 def manager(tmp_path):
     import sys
 
-    settings = McpSettings(servers={"one": {"command": sys.executable, "args": [str(SERVER)]}}, startup_timeout=40)
+    settings = McpSettings(servers={"one": {"command": sys.executable, "args": [str(SERVER)]}}, startup_timeout=scaled(40))
     bus = EventBus("test")
     seen = []
     bus.subscribe(seen.append)
@@ -103,7 +104,7 @@ def _daemonizing_manager(tmp_path, tag: str) -> McpManager:
     import sys
 
     settings = McpSettings(servers={"d": {"command": sys.executable, "args": [str(SERVER), "--daemon", tag]}},
-                           startup_timeout=40)
+                           startup_timeout=scaled(40))
     running = McpManager(load_mcp_config(settings, tmp_path, {}), settings, EventBus("test"), tmp_path, trusted=True)
     running.start()
     running.wait_started()
@@ -144,7 +145,7 @@ def test_garbage_on_a_server_s_stdout_is_one_line_naming_the_server(tmp_path):
 
     settings = McpSettings(servers={"noisy": {"command": sys.executable,
                                               "args": [str(SERVER), "--garbage", "Starting server v1.2 ..."]}},
-                           startup_timeout=40)
+                           startup_timeout=scaled(40))
     bus = EventBus("test")
     seen = []
     bus.subscribe(seen.append)

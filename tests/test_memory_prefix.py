@@ -43,3 +43,22 @@ def test_paicli_memory_search_finds_a_prefix(tmp_path, paicli_home):
     found = run_paicli(["memory", "search", "curr", "--workspace", str(ws)], home=paicli_home, cwd=ws, env=env)
     assert found.returncode == 0, found.stderr
     assert "The currency module uses Decimal" in found.stdout
+
+
+def test_one_letter_is_the_start_of_a_word(tmp_path):
+    store = MemoryStore(Database(tmp_path / "k.sqlite3"))
+    store.add("The currency module uses Decimal", "person")
+    store.add("Releases are cut on Fridays", "person")
+    assert [f.text for f in store.search("f")] == ["Releases are cut on Fridays"]
+    assert [f.text for f in store.search("d")] == ["The currency module uses Decimal"]
+
+
+def test_paicli_memory_search_finds_one_letter(tmp_path, paicli_home):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    env = paicli_env(paicli_home)
+    run_paicli(["memory", "add", "The currency module uses Decimal", "--workspace", str(ws)],
+               home=paicli_home, cwd=ws, env=env)
+    found = run_paicli(["memory", "search", "c", "--workspace", str(ws)], home=paicli_home, cwd=ws, env=env)
+    assert found.returncode == 0, found.stderr
+    assert "The currency module uses Decimal" in found.stdout

@@ -46,3 +46,18 @@ def test_a_result_preview_is_plain_text_cut_at_a_word():
     assert "Findings Bold claim about invoicer/render.py and the docs" in line
     assert line.endswith("word…")
     assert plain_preview("a " * 10, 120) == ("a " * 10).strip()
+
+
+def test_code_in_a_preview_is_shown_as_written_not_read_as_emphasis():
+    result = "- `**/*.py` matches 1 file: `invoicer/cli.py`.\n- **Bold** stays *words* and `a|b` keeps its bar"
+    assert plain_preview(result, 200) == ("**/*.py matches 1 file: invoicer/cli.py. Bold stays words and a|b keeps "
+                                          "its bar")
+
+
+def test_the_run_line_says_its_outcome_once():
+    plan = Plan([Task("task_1", "Read", status=TaskStatus.COMPLETED, result="ok")])
+    line = describe(ev.RunFinished("executor", "COMPLETED", summarize(plan, PlanStatus.COMPLETED), {}))
+    assert line is not None and line.text.splitlines()[0] == "run COMPLETED: 1 task — 1 completed"
+    team = Plan([Task("step_1", "Read", status=TaskStatus.COMPLETED, result="ok")])
+    line = describe(ev.RunFinished("orchestrator", "COMPLETED", summarize(team, PlanStatus.COMPLETED), {}))
+    assert line is not None and line.text.splitlines()[0] == "run COMPLETED: 1 step — 1 completed"

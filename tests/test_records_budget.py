@@ -32,7 +32,8 @@ def _react(tmp_path, first: Reply, **limits):
     [
         ({"max_turns": 1}, READ, "turn limit reached (1/1 model calls)"),
         ({"max_tokens": 10}, READ, "token limit reached (19/10 tokens)"),
-        ({"max_seconds": 0.2}, Reply(tool_calls=[("read_file", {"path": "notes.txt"})], delay=0.3), "time limit reached"),
+        # The summary must end inside the budget: a quarter of it is kept for the summary.
+        ({"max_seconds": 1.0}, Reply(tool_calls=[("read_file", {"path": "notes.txt"})], delay=0.85), "time limit reached"),
         ({"run_max_tokens": 10}, READ, "run token limit reached (19/10 tokens)"),
         ({"run_max_turns": 1}, READ, "run turn limit reached (1/1 model calls)"),
     ],
@@ -42,7 +43,11 @@ def test_an_agent_limit_ends_the_agent_with_a_partial_result_naming_it(tmp_path,
     (finished,) = _events(path, "agent_finished")
     assert finished["payload"]["status"] == "partial"
     assert words in finished["payload"]["reason"]
-    assert finished["payload"]["text"] == "the summary so far"
+    if "token limit" in words:  # a spent token budget pays for no summary, and says so
+        assert finished["payload"]["text"] == "" and "no summary call" in finished["payload"]["reason"]
+        assert len(_events(path, "model_request")) == 1
+    else:
+        assert finished["payload"]["text"] == "the summary so far"
     (report,) = session_reports(path)
     assert report["status"] == "partial" and report["exit_code"] == 1
     assert words in report["exit_reason"]

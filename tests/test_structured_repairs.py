@@ -232,7 +232,7 @@ def test_an_unreadable_verdict_is_repaired_and_one_still_unreadable_is_a_rejecti
 def test_every_plan_the_reply_schema_allows_has_the_shape_the_reader_checks():
     from jsonschema import Draft202012Validator
 
-    sample = {"summary": "s", "steps": [{"id": "a", "description": "d", "type": "ANALYSIS", "dependencies": []}]}
+    sample = {"summary": "s", "steps": [{"id": "a", "description": "d", "type": "ANALYSIS", "dependencies": [], "check": ""}]}
     assert Draft202012Validator(PLAN_REPLY_SCHEMA).is_valid(sample) and PLAN_VALIDATOR.is_valid(sample)
     for schema in (PLAN_REPLY_SCHEMA, WORKER_REPORT_SCHEMA, REVIEW_VERDICT_SCHEMA):
         _strict_shape(schema)

@@ -115,3 +115,25 @@ def test_a_team_workers_final_answer_is_its_report_object(tmp_path):
     reports = [line["payload"] for line in lines if line["event"] == "worker_report"]
     assert [r["status"] for r in reports] == ["completed"]
     assert not [line for line in lines if line["event"] == "repair_requested"]
+
+
+def test_tokens_of_a_union_request_without_usage_are_counted_as_sent(tools):
+    """In union mode the tools reach the server as a line each in the system
+    message and a grammar: the count is of that, not of schemas the prompt
+    never held."""
+    import threading
+
+    from paicli_tui.llm.client import ChatClient
+    from paicli_tui.llm.offline.scripted import ScriptedTransport
+    from paicli_tui.llm.usage_estimate import PER_MESSAGE, PER_REPLY, by_characters
+
+    script = Script({"react": [Reply(content='{"final": "done"}', usage=None)]})
+    settings = Settings(provider="custom", base_url="http://scripted.invalid/v1", model="m", max_retries=0,
+                        tool_mode="union", structured_output="json_object_schema")
+    asked = [{"role": "system", "content": "You are a coding agent."}, {"role": "user", "content": "say done"}]
+    with ChatClient.from_settings(settings, session_id="s", transport=ScriptedTransport(script)) as client:
+        result = client.chat(asked, agent="react", tools=tools, cancel=threading.Event())
+    wire = script.requests[0].messages
+    sent = by_characters("\n".join(m["content"] for m in wire)) + PER_MESSAGE * len(wire) + PER_REPLY
+    assert result.usage.estimated and result.usage.prompt_tokens == sent
+    assert result.usage.prompt_tokens < by_characters(json.dumps(tools)), "the schemas are not in the prompt"

@@ -5,17 +5,20 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from paicli_tui.config.settings import Settings
 from paicli_tui.events import EventBus
 from paicli_tui.workspace import IsolatedRun
 from paicli_tui.workspace.apply import apply_run
+from paicli_tui.workspace.lifecycle import begin_isolation, isolation_root, prepare_trees, sweep_gone_workspaces
 from paicli_tui.workspace.merge import OURS, THEIRS
-from paicli_tui.workspace.trees import OWNER_FILE, sweep
+from paicli_tui.workspace.trees import OWNER_FILE, POOL_SIZE, process_start, sweep
 from tests.support.gitrepo import CALC, git, make_git_workspace, make_plain_workspace, person_state
 
 
@@ -251,25 +254,87 @@ def test_apply_branch_without_git_keeps_the_result_in_the_shadow_and_says_so(tmp
     assert not (ws / "x.txt").exists()
 
 
-def test_close_removes_the_task_trees(workspace, tmp_path):
+def test_close_keeps_the_trees_warm_for_the_next_run_and_it_finds_them_clean(workspace, tmp_path):
     run = start(workspace, tmp_path)
-    path = run.attempt("task_1", "w1").path
+    attempt = run.attempt("task_1", "w1")
+    (attempt.path / "left-behind.txt").write_text("untracked\n")
+    (attempt.path / "src" / "calc.py").write_text("broken\n")
     run.close()
-    assert not path.exists()
-    assert run.repo.git().run("worktree", "list").count("\n") == 0  # only the bare repository
+    assert attempt.path.is_dir()
+    again = start(workspace, tmp_path, "run-2")
+    reused = again.attempt("task_1", "w1")
+    assert reused.path == attempt.path
+    assert not (reused.path / "left-behind.txt").exists()
+    assert (reused.path / "src" / "calc.py").read_text() == CALC
+    assert git(reused.path, "rev-parse", "HEAD") == again.start
 
 
-def test_the_next_start_sweeps_what_a_dead_run_left_and_says_so(workspace, tmp_path):
+def test_two_live_runs_of_one_workspace_never_share_a_tree(workspace, tmp_path):
+    first = start(workspace, tmp_path)
+    taken = first.attempt("task_1", "w1").path
+    # The other run is another process: its lease is an flock the kernel drops when it exits.
+    script = (
+        "import sys, time\n"
+        "from pathlib import Path\n"
+        "from paicli_tui.workspace import IsolatedRun\n"
+        f"run = IsolatedRun.begin_run(Path({str(workspace)!r}), 'run-2', Path({str(tmp_path / 'isolation')!r}))\n"
+        "print(run.attempt('task_1', 'w1').path, flush=True)\n"
+        "sys.stdin.readline()\n"
+    )
+    other = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                             env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+    try:
+        theirs = Path(other.stdout.readline().strip())
+        assert theirs.is_dir() and theirs != taken
+        first.close()
+        third = start(workspace, tmp_path, "run-3")
+        assert third.attempt("task_1", "w1").path == taken  # free again, not theirs
+    finally:
+        other.communicate("\n", timeout=60)
+    # The other process is gone: its tree is free for the next run, and kept.
+    assert third.attempt("task_2", "w2").path == theirs
+
+
+def test_trees_over_the_pool_size_are_removed_when_the_run_ends(workspace, tmp_path):
     run = start(workspace, tmp_path)
-    left = run.attempt("task_1", "w1").path
+    paths = [run.attempt(f"task_{n}", f"w{n}").path for n in range(POOL_SIZE + 1)]
+    run.close()
+    assert all(p.is_dir() for p in paths[:POOL_SIZE]) and not paths[POOL_SIZE].exists()
+    assert run.repo.git().run("worktree", "list").count("\n") == POOL_SIZE  # the bare repository + the pool
+
+
+def test_the_next_start_sweeps_what_a_dead_run_left_over_the_pool_and_says_so(workspace, tmp_path):
+    script = (
+        "import os\n"
+        "from pathlib import Path\n"
+        "from paicli_tui.workspace import IsolatedRun\n"
+        f"run = IsolatedRun.begin_run(Path({str(workspace)!r}), 'crash', Path({str(tmp_path / 'isolation')!r}))\n"
+        f"paths = [run.attempt(f't{{n}}', f'w{{n}}').path for n in range({POOL_SIZE + 1})]\n"
+        "os._exit(0)  # a crash: nothing closed\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=120,
+                   env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+    pool = tmp_path / "isolation" / "pool"
+    assert (pool / f"tree-{POOL_SIZE}").is_dir()
+    live = start(workspace, tmp_path, "run-2")
+    assert live.swept == 1 and not (pool / f"tree-{POOL_SIZE}").exists()
+    assert (pool / "tree-0").is_dir()  # the warm pool is kept
+    assert live.attempt("task_1", "w1").path == pool / "tree-0"
+
+
+def test_the_next_start_sweeps_a_dead_runs_trees_of_the_old_layout(workspace, tmp_path):
+    repo_run = start(workspace, tmp_path)
+    left = tmp_path / "isolation" / "trees" / "123-dead"
+    left.mkdir(parents=True)
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    owner = run.trees.root / OWNER_FILE
-    owner.write_text(json.dumps({"pid": int(dead.stdout), "start": "1"}))
-    live = IsolatedRun.begin_run(workspace, "run-2", tmp_path / "isolation")
-    assert live.swept == 1 and not left.exists()
-    # A live owner's trees stay.
-    live_tree = live.attempt("task_1", "w1").path
-    assert sweep(live.repo, tmp_path / "isolation" / "trees") == [] and live_tree.exists()
+    (left / OWNER_FILE).write_text(json.dumps({"pid": int(dead.stdout), "start": "1"}))
+    live_dir = tmp_path / "isolation" / "trees" / "live"
+    live_dir.mkdir()
+    (live_dir / OWNER_FILE).write_text(json.dumps({"pid": os.getpid(), "start": process_start(os.getpid())}))
+    repo_run.close()
+    live = start(workspace, tmp_path, "run-2")
+    assert live.swept == 1 and not left.exists() and live_dir.exists()
+    assert sweep(live.repo, tmp_path / "isolation" / "trees") == []
 
 
 class _Recording:
@@ -303,3 +368,49 @@ def test_apply_keeps_a_files_permissions_and_follows_the_executable_bit(workspac
     apply_run(run, "tree")
     assert oct(os.stat(workspace / "src" / "calc.py").st_mode & 0o777) == oct(0o640)
     assert os.stat(workspace / "run.sh").st_mode & 0o111
+
+
+def test_a_workspace_that_is_gone_loses_its_shadow_and_warm_trees(tmp_path):
+    gone, kept = make_git_workspace(tmp_path / "gone"), make_plain_workspace(tmp_path / "kept")
+    isolation = tmp_path / "isolation"
+    for ws, key in ((gone, "a"), (kept, "b")):
+        run = IsolatedRun.begin_run(ws, "run-1", isolation / key)
+        run.attempt("task_1", "w1")
+        run.close()
+    held = IsolatedRun.begin_run(kept, "run-2", isolation / "b")
+    held.attempt("task_1", "w1")
+    shutil.rmtree(gone)
+    shutil.rmtree(kept)
+    # "b" is gone too, but a live run still holds one of its trees.
+    assert sweep_gone_workspaces(isolation) == [isolation / "a"]
+    assert not (isolation / "a").exists() and (isolation / "b" / "pool" / "tree-0").is_dir()
+    held.close()
+    assert sweep_gone_workspaces(isolation) == [isolation / "b"]
+
+
+def test_trees_readied_while_planning_are_moved_to_the_runs_start_with_edits_made_meanwhile(tmp_path):
+    ws = make_git_workspace(tmp_path / "ws")
+    settings = Settings()
+    prepared = prepare_trees(ws, settings, ["worker-1", "worker-2"])
+    prepared.thread.join(timeout=120)
+    trees = prepared.take()
+    assert trees.is_ready("worker-1") and trees.is_ready("worker-2")
+    readied = {p for p in (isolation_root(ws) / "pool").iterdir() if p.is_dir()}
+    (ws / "notes.md").write_text("written while the plan was reviewed\n")
+    run, why = begin_isolation(ws, "run-1", settings, None, ["worker-1", "worker-2"], prepared)
+    assert why == "" and run.trees is trees
+    attempt = run.attempt("task_1", "worker-1")
+    assert attempt.path in readied and len(readied) == 2
+    assert (attempt.path / "notes.md").read_text() == "written while the plan was reviewed\n"
+    assert git(attempt.path, "rev-parse", "HEAD") == run.start
+    run.close()
+
+
+def test_trees_readied_for_a_plan_that_is_never_run_go_back_to_the_pool(tmp_path):
+    ws = make_git_workspace(tmp_path / "ws")
+    prepared = prepare_trees(ws, Settings(), ["worker-1"])
+    prepared.thread.join(timeout=120)
+    prepared.close()
+    run, _ = begin_isolation(ws, "run-1", Settings(), None, [])
+    assert run.attempt("task_1", "w1").path.name == "tree-0"  # free again, not a new one
+    run.close()

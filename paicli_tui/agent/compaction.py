@@ -46,6 +46,15 @@ def compact(messages: list[dict], max_chars: int, keep_recent_turns: int = 2) ->
         if message.get("role") == "tool" and not content.startswith(STUB_PREFIX) and len(content) > 200:
             message["content"] = f"{STUB_PREFIX} old tool result of {len(content):,} characters removed to save space"
             stubbed += 1
+    if history_chars(result) > max_chars:
+        # One long turn (a task's) has no old turns: stub its own tool
+        # results too, all but the last ``keep_recent_turns``.
+        tools = [i for i, m in enumerate(result) if m.get("role") == "tool"]
+        for i in tools[:-keep_recent_turns] if keep_recent_turns else tools:
+            content = result[i].get("content") or ""
+            if not content.startswith(STUB_PREFIX) and len(content) > 200:
+                result[i]["content"] = f"{STUB_PREFIX} old tool result of {len(content):,} characters removed to save space"
+                stubbed += 1
     dropped = 0
     # Still too long: drop whole old turns (system prompt at index 0 stays).
     while history_chars(result) > max_chars:

@@ -15,13 +15,16 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Callable, Literal
 
 from paicli_tui.agent.budget import Budget
+from paicli_tui.agent.cost_meter import CostMeter
 from paicli_tui.agent.compaction import compact
 from paicli_tui.agent.guard import RunawayGuard
 from paicli_tui.events import AgentFinished, AgentNote, Compaction, EventBus, HistoryCleared, ToolCallFinished, ToolCallStarted
-from paicli_tui.llm.types import ChatResult, ModelCancelled, ModelDeadlineError, ModelError, ToolCall, Usage
+from paicli_tui.llm.types import (
+    ChatResult, ModelBudgetCut, ModelCancelled, ModelDeadlineError, ModelError, ToolCall, Usage,
+)
 from paicli_tui.llm.role_client import repair_request
 from paicli_tui.llm.tool_union import UnreadableUnionReply
 
@@ -36,10 +39,8 @@ OutcomeStatus = Literal["final", "partial", "cancelled", "failed"]
 READ_PARALLELISM = 4  # P-6.4
 NO_TOOLS_ERROR = "this role has no tools; tool call not executed"
 EMPTY_REPLY_ERROR = "the model returned an empty reply"
-#: The summary after a stop may use what is left of the time budget and at
-#: least this long: a responsive server still gets to report, a slow one
-#: costs at most this much past the limit.
-SUMMARY_GRACE_S = 10.0
+#: Why a summary is not asked for after a budget that leaves nothing to pay it with.
+NO_SUMMARY = "no summary call: it would go past the limit"
 SUMMARY_REQUEST = (
     "Stop using tools now ({reason}). Reply with a concise summary of what you found and did so far, "
     "and what is still left to do."
@@ -86,6 +87,8 @@ class Agent:
         approval_mode: str = "auto",
         budget: Budget | None = None,
         max_history_chars: int = 120_000,
+        tool_view: "Callable[[list[dict]], list[dict]] | None" = None,
+        context_chars: "Callable[[], int | None] | None" = None,
     ) -> None:
         self.name = name
         self.client = client
@@ -95,6 +98,12 @@ class Agent:
         self.approval_mode = approval_mode
         self.budget = budget or Budget()
         self.max_history_chars = max_history_chars
+        #: What the agent is offered of its registry's tools (the compact
+        #: profile: a task type's tools, one-line descriptions); None: all.
+        self.tool_view = tool_view
+        #: The history the server's real context holds, in characters, once
+        #: known (a probe); history is compacted to the smaller of the two.
+        self.context_chars = context_chars
         self.messages: list[dict] = [{"role": "system", "content": system_prompt}]
         self.usage = Usage()
         #: What this agent works on, for approval dialogs ("step_2: add tests").
@@ -133,14 +142,18 @@ class Agent:
             while True:
                 if cancel.is_set():
                     return self._finish("cancelled", "cancelled", "cancelled by the user", turn_usage)
-                limit = self.budget.exceeded()
+                limit = self.budget.exceeded_kind()
                 if limit:
                     return self._summarise(limit, cancel, turn_usage)
                 self._maybe_compact()
                 try:
-                    result = self._call(cancel, with_tools=self.registry is not None, deadline=self.budget.deadline())
+                    result = self._call(cancel, with_tools=self.registry is not None,
+                                        deadline=self.budget.work_deadline())
+                except ModelBudgetCut:
+                    return self._summarise(self.budget.exceeded_kind() or ("cost", "cost limit reached"), cancel,
+                                           turn_usage)
                 except ModelDeadlineError:
-                    return self._summarise(self.budget.exceeded() or "time limit reached", cancel, turn_usage)
+                    return self._summarise(self.budget.exceeded_kind() or self.budget.time_stop(), cancel, turn_usage)
                 except UnreadableUnionReply as exc:
                     if repaired:
                         raise
@@ -162,31 +175,42 @@ class Agent:
                 if cancel.is_set():
                     return self._finish("cancelled", "cancelled", "cancelled by the user", turn_usage)
                 if stop:
-                    return self._summarise(stop, cancel, turn_usage)
+                    return self._summarise(("guard", stop), cancel, turn_usage)
         except ModelCancelled:
             return self._finish("cancelled", "cancelled", "cancelled by the user", turn_usage)
         except ModelError as exc:
             return self._finish("failed", "", str(exc), turn_usage)
 
     def _call(self, cancel: threading.Event, *, with_tools: bool, deadline: float | None) -> ChatResult:
-        tools = self.registry.schemas() if (with_tools and self.registry is not None) else None
+        tools = self._offered() if (with_tools and self.registry is not None) else None
         limit = self.budget.run_deadline()
         queue_limit = {} if limit is None else {"hard_deadline": limit}
-        result = self.client.chat(self.messages, agent=self.name, tools=tools or None, cancel=cancel, deadline=deadline,
-                                  **queue_limit)
+        meter = CostMeter.for_call(self.budget, self.messages, tools)
+        try:
+            result = self.client.chat(self.messages, agent=self.name, tools=tools or None, cancel=cancel,
+                                      deadline=deadline, on_delta=meter.on_delta if meter else None, **queue_limit)
+        except ModelBudgetCut:
+            assert meter is not None
+            meter.charge_cut()
+            raise
         # Time queued for a server slot is not this agent's: its clock starts when its call is sent.
         self.budget.credit(result.queued_s)
         self.usage = self.usage + result.usage
-        self.budget.charge(result.usage.total)
+        price_of = self.budget.pricing()
+        self.budget.charge(result.usage.total, price_of(result.usage) if price_of is not None else 0.0)
         return result
 
-    def _summarise(self, reason: str, cancel: threading.Event, usage: Usage) -> AgentOutcome:
-        """One last tool-less call so a stopped agent still reports (PARTIAL)."""
+    def _summarise(self, limit: tuple[str, str], cancel: threading.Event, usage: Usage) -> AgentOutcome:
+        """One last tool-less call so a stopped agent still reports (PARTIAL),
+        inside the limit that stopped it: by the time limit's own end; none
+        after a token, turn or cost limit, which leave nothing to pay it with."""
+        kind, reason = limit
+        if not self.budget.summary_fits(kind):
+            self._publish(AgentNote(self.name, f"[stopped] {reason}; {NO_SUMMARY}"))
+            return self._finish("partial", _last_text(self.messages), f"{reason}; {NO_SUMMARY}", usage)
         self.messages.append({"role": "user", "content": SUMMARY_REQUEST.format(reason=reason)})
         self._publish(AgentNote(self.name, f"[stopped] {reason}; asking for a summary"))
         deadline = self.budget.deadline()
-        if deadline is not None:
-            deadline = max(deadline, time.monotonic() + SUMMARY_GRACE_S)
         try:
             result = self._call(cancel, with_tools=False, deadline=deadline)
         except ModelCancelled:
@@ -200,8 +224,15 @@ class Agent:
         self._publish(AgentFinished(self.name, status, text, reason))
         return AgentOutcome(status, text, reason, usage)
 
+    def _offered(self) -> list[dict]:
+        assert self.registry is not None
+        schemas = self.registry.schemas()
+        return self.tool_view(schemas) if self.tool_view is not None else schemas
+
     def _maybe_compact(self) -> None:
-        compacted = compact(self.messages, self.max_history_chars)
+        limit = self.max_history_chars
+        fits = self.context_chars() if self.context_chars is not None else None
+        compacted = compact(self.messages, min(limit, fits) if fits else limit)
         if compacted is None:
             return
         before = len(self.messages)
@@ -234,16 +265,17 @@ class Agent:
             task=self.task_label,
         )
         results: list[ToolResult] = []
+        offered = {(s.get("function") or s)["name"] for s in self._offered()} if self.tool_view is not None else None
         for group in self._groups(calls):
             if cancel.is_set():
                 break
             for call in group:
                 self._publish(ToolCallStarted(self.name, call.id, call.name, call.arguments))
             if len(group) == 1:
-                outcomes = [self.registry.execute(group[0], context)]
+                outcomes = [self._execute(group[0], context, offered)]
             else:
                 with ThreadPoolExecutor(max_workers=READ_PARALLELISM, thread_name_prefix=f"{self.name}-read") as pool:
-                    outcomes = list(pool.map(lambda c: self.registry.execute(c, context), group))
+                    outcomes = list(pool.map(lambda c: self._execute(c, context, offered), group))
             for call, outcome in zip(group, outcomes):
                 self._publish(ToolCallFinished(self.name, call.id, call.name, outcome.ok, outcome.summary, outcome.content))
             results.extend(outcomes)
@@ -270,6 +302,16 @@ class Agent:
             self.messages.append({"role": "user", "content": note})
         return stop
 
+    def _execute(self, call: ToolCall, context, offered: set[str] | None) -> ToolResult:
+        from paicli_tui.tools.base import ToolResult
+
+        assert self.registry is not None
+        if offered is not None and call.name not in offered and call.name in self.registry.names():
+            names = ", ".join(sorted(offered)) or "none"
+            return ToolResult(False, f"{call.name} is not offered for this task; offered tools: {names}",
+                              f"{call.name} not offered")
+        return self.registry.execute(call, context)
+
     def _groups(self, calls: tuple[ToolCall, ...]) -> list[list[ToolCall]]:
         assert self.registry is not None
         groups: list[list[ToolCall]] = []
@@ -284,6 +326,14 @@ class Agent:
     def _publish(self, event) -> None:
         if self.bus is not None:
             self.bus.publish(event)
+
+
+def _last_text(messages: list[dict]) -> str:
+    """The latest thing the agent said in words (what it has to show after a stop)."""
+    for message in reversed(messages):
+        if message.get("role") == "assistant" and isinstance(message.get("content"), str) and message["content"].strip():
+            return message["content"]
+    return ""
 
 
 def _deny_all():

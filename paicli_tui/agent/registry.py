@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from paicli_tui.checkpoints.recorder import CheckpointRecorder
     from paicli_tui.hooks.runner import HookRunner
     from paicli_tui.mcp.manager import McpManager
+    from paicli_tui.tools.process import CommandOutcome
 
 
 class ToolRegistry:
@@ -106,6 +107,15 @@ class ToolRegistry:
         view._gate = ApprovalGate(view.workspace, self.grants, self._risk_checker, self.redactor)
         view.checkpoints = None
         return view
+
+    def run_check(self, command: str, cancel, timeout: float | None = None) -> "CommandOutcome":
+        """Run a plan's check with the shell tool's runner, where that tool
+        runs (this registry's root, its sandbox); the output is redacted."""
+        tool = self._tools.get("execute_command")
+        if not isinstance(tool, ExecuteCommand):
+            raise ToolError("no command tool to run the check with")
+        outcome = tool.run_check(command, cancel, timeout)
+        return replace(outcome, output=self.redactor.text(outcome.output))
 
     def add_tool(self, tool: Tool) -> None:
         """Offer one more tool (the session adds load_skill and revert_turn)."""

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from paicli_tui.config import secret_store
 from paicli_tui.config.settings import ConfigError, Settings, load_settings
+from paicli_tui.records.prices import cost_limit_refusal
 
 #: argparse attribute → Settings field, for flags that override settings.
 FLAG_SETTINGS = {
@@ -29,6 +30,8 @@ FLAG_SETTINGS = {
     "run_max_turns": "run_max_turns",
     "run_max_tokens": "run_max_tokens",
     "run_max_seconds": "run_max_seconds",
+    "max_cost": "max_cost",
+    "run_max_cost": "run_max_cost",
 }
 
 
@@ -45,6 +48,9 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     if getattr(args, "demo", False):
         overrides.update(provider="demo", base_url=None, model=None, api_key_env=None)
     settings = load_settings(overrides)
+    refusal = cost_limit_refusal(settings)
+    if refusal is not None:  # never silently ignored
+        raise ConfigError(refusal)
     # Before any thread starts: from here on the key is in memory only.
     secret_store.capture(settings.resolved().api_key_env)
     return settings

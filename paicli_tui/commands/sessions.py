@@ -8,14 +8,31 @@ import argparse
 import json
 import sys
 
-from paicli_tui.records.sessions import SessionSummary, list_sessions
+from paicli_tui.records.sessions import RunSummary, SessionSummary, list_sessions
 
 _GOAL_CHARS = 60
+#: Marks a run `paicli resume` can go on with.
+RESUMABLE = "↻"
 
 
 def _cut(text: str, limit: int) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _outcome(run) -> str:
+    return f"{run.outcome} {RESUMABLE}" if run.resumable else run.outcome
+
+
+def token_cell(row: "SessionSummary | RunSummary") -> str:
+    """``1,234``; ``≈1,234`` when paicli counted some calls itself (the
+    server sent no usage); ``unknown (N calls without usage)`` when nobody
+    counted them; never a 0 that was not measured."""
+    uncounted = row.uncounted_calls
+    if uncounted and uncounted == row.calls:
+        return f"unknown ({uncounted} call{'s' if uncounted != 1 else ''} without usage)"
+    text = ("≈" if row.estimated_calls else "") + f"{row.tokens:,}"
+    return text + (f" +{uncounted} without usage" if uncounted else "")
 
 
 def _rows(sessions: list[SessionSummary]) -> list[tuple[str, ...]]:
@@ -25,13 +42,13 @@ def _rows(sessions: list[SessionSummary]) -> list[tuple[str, ...]]:
     for s in sessions:
         if len(s.runs) == 1:
             (run,) = s.runs
-            rows.append((s.session, s.when, run.kind, run.outcome, f"{run.tokens:,}", _cut(run.goal, _GOAL_CHARS)))
+            rows.append((s.session, s.when, run.kind, _outcome(run), token_cell(run), _cut(run.goal, _GOAL_CHARS)))
             continue
-        rows.append((s.session, s.when, "", "", f"{s.tokens:,}", f"{len(s.runs)} runs" if s.runs else "(no run)"))
+        rows.append((s.session, s.when, "", "", token_cell(s), f"{len(s.runs)} runs" if s.runs else "(no run)"))
         for run in s.runs:
             same_day = run.when[:10] == s.when[:10]
-            rows.append((f"  run {run.index}", run.when[11:] if same_day else run.when, run.kind, run.outcome,
-                         f"{run.tokens:,}", _cut(run.goal, _GOAL_CHARS)))
+            rows.append((f"  run {run.index}", run.when[11:] if same_day else run.when, run.kind, _outcome(run),
+                         token_cell(run), _cut(run.goal, _GOAL_CHARS)))
     return rows
 
 
@@ -51,6 +68,9 @@ def main(args: argparse.Namespace) -> int:
     for row in rows:
         cells = [cell.rjust(widths[i]) if i == 4 else cell.ljust(widths[i]) for i, cell in enumerate(row[:5])]
         print(("  ".join(cells) + "  " + row[5]).rstrip())
+    if any(run.resumable for s in shown for run in s.runs):
+        print(f"{RESUMABLE}: interrupted; `paicli resume SESSION` goes on with it (completed work is kept)",
+              file=sys.stderr)
     if hidden:
         print(f"({hidden} launch{'es' if hidden != 1 else ''} of the app with no run hidden: --all shows them)",
               file=sys.stderr)

@@ -39,19 +39,33 @@ def main(args: argparse.Namespace) -> int:
         except PlanFileError as exc:
             return fail(str(exc), 2)
 
-    from paicli_tui.llm.types import ModelError
-    from paicli_tui.session.live import Session
+    from paicli_tui.session.starting import StartingSession
     from paicli_tui.ui.app import PaicliApp
     from paicli_tui.ui.bridge.approver import UiApprover
     from paicli_tui.ui.review.plan_reviewer import UIPlanReviewer
 
+    try:
+        conversation = _continued(args, workspace)
+    except CommandError as exc:
+        return fail(str(exc), exc.code)
     approver = UiApprover()
     reviewer = UIPlanReviewer()
-    try:
-        session = Session(settings, workspace, approver=approver, plan_reviewer=reviewer)
-    except (ConfigError, ModelError, ValueError) as exc:
-        return fail(str(exc), 2)
-    app = PaicliApp(session, approver=approver, theme=settings.theme, plan=plan)
+    session_id = conversation.session if conversation is not None else None
+
+    def start_session():
+        # Imported here, in the app's start-up thread: the first screen draws without it.
+        from paicli_tui.session.live import Session
+
+        session = Session(settings, workspace, approver=approver, plan_reviewer=reviewer, session_id=session_id)
+        if conversation is not None and conversation.messages:
+            session.restore_history(conversation.messages)  # compacted as any history is, once it grows
+        return session
+
+    # The session (ledger, knowledge, MCP servers) is built after the first frame.
+    starting = StartingSession(settings, workspace, start_session)
+    starting.session_id = session_id or ""
+    app = PaicliApp(starting, approver=approver, theme=settings.theme, plan=plan,
+                    earlier=conversation.turns if conversation is not None else ())
     reviewer.attach(app)
     shutdown = SignalShutdown(
         CANCEL_GRACE_S, on_signal=app.request_signal_exit, before_exit=_terminal_restorer()
@@ -62,11 +76,39 @@ def main(args: argparse.Namespace) -> int:
         typeahead.release()  # after Textual put back what it found: the held settings
         reviewer.close()
         approver.close()
-        session.close(CANCEL_GRACE_S, reason=shutdown.reason if shutdown.signum else "cancelled by the user")
+        app.session.close(CANCEL_GRACE_S, reason=shutdown.reason if shutdown.signum else "cancelled by the user")
         shutdown.uninstall()
+    if app.start_error:
+        return fail(app.start_error, 2)
     if shutdown.signum is not None:
         return shutdown.exit_code
     return app.return_code or 0
+
+
+def _continued(args: argparse.Namespace, workspace: Path):
+    """The conversation `-c` or `--resume SESSION` continues, or None."""
+    from paicli_tui.records.conversation import last_session_of, read_conversation
+    from paicli_tui.records.killed import held_by_a_process
+    from paicli_tui.records.sessions import SessionNotFound, resolve_session
+
+    if getattr(args, "resume_session", None):
+        try:
+            path = resolve_session(args.resume_session)
+        except SessionNotFound as exc:
+            raise CommandError(str(exc)) from None
+    elif getattr(args, "continue_last", False):
+        path = last_session_of(workspace)
+        if path is None:
+            raise CommandError(f"no earlier session of {workspace} to continue (see `paicli sessions`)", 1)
+    else:
+        return None
+    if held_by_a_process(path):
+        raise CommandError(f"session {path.stem} is open in another paicli", 1)
+    conversation = read_conversation(path)
+    if conversation.workspace and Path(conversation.workspace).resolve() != workspace:
+        raise CommandError(f"session {path.stem} worked in {conversation.workspace}, not {workspace} "
+                           "(use --workspace)")
+    return conversation
 
 
 #: Undo what the full-screen app set: kitty keys, mouse reporting, bracketed

@@ -160,6 +160,10 @@ class Settings(BaseModel):
     """Optional per-run token budget; when used up no new task is dispatched."""
     run_max_seconds: float | None = Field(None, gt=0)
     """Optional per-run wall-clock budget."""
+    max_cost: float | None = Field(None, gt=0)
+    """Optional per-agent-turn money budget in US dollars (needs a price for the model)."""
+    run_max_cost: float | None = Field(None, gt=0)
+    """Optional per-run money budget in US dollars; the run stops dispatching at it."""
     prices: dict[str, "Price"] = Field(default_factory=dict)
     """Price per million tokens by model name: ``[prices."gpt-4o-mini"]``."""
     risk_model_check: bool = False
@@ -203,9 +207,12 @@ class Settings(BaseModel):
     arrives; a probe may find more slots), no limit for a remote provider;
     0: no limit."""
     local_profile: Literal["auto", "on", "off"] = "auto"
-    """The compact profile for small local models: a default ``max_tokens``
-    per call (``local_max_tokens``) and at most 8 plan steps. ``auto``: on for
-    a server on this machine."""
+    """The compact profile for small local models: short prompts with only
+    the tools a task type needs (a worker's request within 1,500 tokens, one
+    prefix shared by every worker of a run), history compacted against the
+    server's real context, a default ``max_tokens`` per call
+    (``local_max_tokens``) and at most 8 plan steps. ``auto``: on for a
+    server on this machine."""
     local_max_tokens: int = Field(512, ge=16)
     """``max_tokens`` of a tool-loop call under the local profile when
     ``task_max_tokens`` is not set."""

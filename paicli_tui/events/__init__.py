@@ -27,6 +27,7 @@ from paicli_tui.events.tools import (
 from paicli_tui.events.changes import CheckpointSaved, RunChangesRecorded, ChangesReverted, SkillLoaded
 from paicli_tui.events.mcp import McpServerChanged, McpResourceAttached, McpWorkspaceTrusted
 from paicli_tui.events.hooks import HookRan, HooksTrusted
+from paicli_tui.events.checks import CheckRan, ReceiptsSent
 from paicli_tui.events.agent import AgentNote, Compaction, HistoryCleared, AgentFinished
 from paicli_tui.events.plans import (
     PlanProposed, PlanRejected, RepairRequested, TaskDispatched, TaskStatusChanged, ReplanTriggered, RunFinished,
@@ -36,7 +37,7 @@ from paicli_tui.events.knowledge import (
     MemorySaved, MemoryHeld, MemoryDiscarded, MemoryDeleted, MemoryRecalled, IndexProgress, IndexBuilt,
 )
 from paicli_tui.events.runs import (
-    RunRequested, RunStarted, RunLimitReached, RunCancelled, RunOutcomeRecorded, SecretsRedacted,
+    RunRequested, RunStarted, RunLimitReached, RunCancelled, RunOutcomeRecorded, RunResumed, SecretsRedacted,
 )
 from paicli_tui.events.workspace import (
     WorkspaceSnapshot, TaskBase, TaskCommitted, TaskMerged, MergeConflict, ConflictDecided, RunApplied, IsolationSwept,
@@ -51,8 +52,8 @@ __all__ = [
     "PlanProposed", "PlanRejected", "RepairRequested", "TaskDispatched", "TaskStatusChanged", "ReplanTriggered",
     "RunFinished", "WorkerReportParsed", "ReviewStarted", "ReviewVerdictGiven", "StepRetry", "MemorySaved",
     "MemoryHeld", "MemoryDiscarded", "MemoryDeleted", "MemoryRecalled", "IndexProgress", "IndexBuilt", "RunRequested",
-    "RunStarted", "RunLimitReached", "RunCancelled", "RunOutcomeRecorded", "SecretsRedacted",
+    "RunStarted", "RunLimitReached", "RunCancelled", "RunOutcomeRecorded", "RunResumed", "SecretsRedacted",
     "WorkspaceSnapshot", "TaskBase", "TaskCommitted", "TaskMerged", "MergeConflict", "ConflictDecided",
     "RunApplied", "IsolationSwept",
-    "HookRan", "HooksTrusted",
+    "HookRan", "HooksTrusted", "CheckRan", "ReceiptsSent",
 ]

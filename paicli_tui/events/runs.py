@@ -79,6 +79,35 @@ class RunOutcomeRecorded(Event):
 
 
 @dataclass(frozen=True)
+class RunResumed(Event):
+    """An interrupted /plan or /team run goes on in the same ledger run.
+    ``stopped`` says why it stopped (killed, cancelled, a budget), ``kept``
+    the tasks whose results and merged changes are kept (not run again),
+    ``redone`` the tasks that were running and start again from their base.
+    ``plan`` is the plan version in force, ``statuses`` every task's status
+    as the run goes on; ``integration`` the isolated run's head it continues
+    from ("" without isolation); ``spent`` the run budget already used
+    (turns, tokens, seconds); ``edited`` the files changed in the workspace
+    since the run stopped (merged at the end, never overwritten); ``kind``,
+    ``goal`` and ``workers`` as the run was started."""
+
+    name: ClassVar[str] = "run_resumed"
+    stopped: str
+    kept: tuple[str, ...]
+    redone: tuple[str, ...]
+    version: int
+    plan: dict
+    statuses: dict = field(default_factory=dict)
+    replans: int = 0
+    integration: str = ""
+    spent: dict = field(default_factory=dict)
+    edited: tuple[str, ...] = ()
+    kind: str = ""
+    goal: str = ""
+    workers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class SecretsRedacted(Event):
     """Secrets were replaced in a tool result before it was recorded or sent
     to the model. ``kinds`` names what was found (never the values)."""

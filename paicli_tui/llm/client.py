@@ -302,7 +302,9 @@ class ChatClient:
                     raise stopped from None
         if tools and self.tool_calls_in_content:
             result = recover_tool_calls(result)
-        result = self._with_figures(result, clock, messages, tools)
+        # Counted as sent: in union mode the tools are a line each in the
+        # system message and a grammar, not schemas in the prompt.
+        result = self._with_figures(result, clock, body["messages"], None if union else tools)
         unreadable = None
         if union and "response_format" in body:
             try:

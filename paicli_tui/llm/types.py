@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Literal
+from typing import Any, Callable, Literal
 
 DeltaKind = Literal["content", "reasoning", "tool_call"]
 
@@ -38,6 +38,17 @@ class Usage:
     #: Counted by paicli (the server's tokenizer or characters) because the
     #: server reported none: shown with ``≈``.
     estimated: bool = False
+    #: Calls whose server sent no usage and that nobody counted: their
+    #: tokens are not in the figures above ("unknown", never 0).
+    uncounted_calls: int = 0
+
+    @classmethod
+    def of_response(cls, response: Any) -> "Usage":
+        """A ``model_response`` event's usage, with its ≈ and an uncounted
+        call kept."""
+        uncounted = int(not response.usage_reported and not response.usage_estimated)
+        return cls(response.prompt_tokens, response.completion_tokens, response.cached_tokens,
+                   response.usage_estimated, uncounted)
 
     def __add__(self, other: "Usage") -> "Usage":
         return Usage(
@@ -45,13 +56,18 @@ class Usage:
             self.completion_tokens + other.completion_tokens,
             self.cached_tokens + other.cached_tokens,
             self.estimated or other.estimated,
+            self.uncounted_calls + other.uncounted_calls,
         )
 
     def __sub__(self, other: "Usage") -> "Usage":
+        """What was spent since ``other``: still ≈ when any of it was
+        counted by paicli (the flag cannot be split, so it stays)."""
         return Usage(
             self.prompt_tokens - other.prompt_tokens,
             self.completion_tokens - other.completion_tokens,
             self.cached_tokens - other.cached_tokens,
+            self.estimated,
+            self.uncounted_calls - other.uncounted_calls,
         )
 
     @property
@@ -165,3 +181,10 @@ class ModelDeadlineError(ModelError):
     Not retryable: the time is used up."""
 
     kind = "deadline"
+
+
+class ModelBudgetCut(ModelDeadlineError):
+    """The caller's cost limit was reached while the reply streamed: the
+    stream was closed there, as a time limit closes it."""
+
+    kind = "budget"

@@ -33,6 +33,8 @@ POLL_S = 0.05
 #: One line per resource in the index, at most this long.
 MAX_INDEX_LINE = 200
 CLOSE_S = 8.0
+#: Seconds a server's task gets to record its end after it was killed.
+KILLED_S = 0.5
 #: After the startup timeout, how long a failing server may take to say so.
 SETTLE_S = 2.0
 
@@ -325,19 +327,26 @@ class McpManager:
             connections = list(self._connections.values())
         for connection in connections:
             loop.call_soon(connection.stop)
+        self._wait_for_runs(timeout)
+        killed = False
+        for connection in connections:
+            # A server still closing when the time ran out, or a daemon it
+            # left behind: nothing of it outlives the session.
+            killed = bool(connection.kill_leftovers()) or killed
+        if killed:
+            # A killed server's task ends at once and records its "stopped".
+            self._wait_for_runs(KILLED_S)
+        loop.stop()
+        if self._dir is not None:
+            shutil.rmtree(self._dir, ignore_errors=True)
+
+    def _wait_for_runs(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
         for run in list(self._runs.values()):
             try:
                 run.result(timeout=max(0.0, deadline - time.monotonic()))
             except Exception:  # noqa: BLE001 - closing: its state says what happened
                 pass
-        for connection in connections:
-            # A server still closing when the time ran out, or a daemon it
-            # left behind: nothing of it outlives the session.
-            connection.kill_leftovers()
-        loop.stop()
-        if self._dir is not None:
-            shutil.rmtree(self._dir, ignore_errors=True)
 
 
 def _resource_text(resource) -> str:

@@ -1,7 +1,7 @@
 """Hand edits on the review screen (P-4.3) as pure functions.
 
 Each takes a JSON-shaped plan dict (``{"summary"?, "tasks": [{id, description,
-type, dependencies}]}``, usually ``Plan.to_dict()``) and returns a NEW dict;
+type, dependencies, check?}]}``, usually ``Plan.to_dict()``) and returns a NEW dict;
 the input is never changed. Edits do not validate: the screen runs
 ``validate_plan_dict`` on the result, so an edit that breaks a rule (an
 unknown id, a cycle) is shown next to the task instead of being refused.
@@ -56,6 +56,17 @@ def set_description(plan_dict: dict, task_id: str, description: str) -> dict:
 def set_type(plan_dict: dict, task_id: str, type: str | TaskType) -> dict:  # noqa: A002 - the plan field's name
     edited, tasks = _copy(plan_dict)
     tasks[_position(tasks, task_id)]["type"] = _type_value(type)
+    return edited
+
+
+def set_check(plan_dict: dict, task_id: str, check: str) -> dict:
+    """Set the task's check command; a blank one removes it."""
+    edited, tasks = _copy(plan_dict)
+    task = tasks[_position(tasks, task_id)]
+    if check.strip():
+        task["check"] = check.strip()
+    else:
+        task.pop("check", None)
     return edited
 
 

@@ -129,11 +129,16 @@ class PlanExecutor:
         version: int = 1,
         estimates: Mapping[str, float] | None = None,
         run_limit: RunLimit | None = None,
+        replans: int = 0,
+        resumed: bool = False,
     ) -> None:
         """``version`` is the plan version being run (replans publish the
         next numbers); ``estimates`` are optional task durations that the
         ``ready`` policy uses to rank the first plan's critical path;
-        ``run_limit`` stops new dispatches once a per-run budget is spent."""
+        ``run_limit`` stops new dispatches once a per-run budget is spent.
+        ``resumed``: the plan goes on from an interrupted run (its tasks'
+        statuses as they were kept, ``replans`` already made); the run was
+        announced then, so no ``run_started`` is published again."""
         if parallelism < 1:
             raise ValueError(f"parallelism must be at least 1, got {parallelism}")
         names = list(workers) if workers else [f"worker-{i}" for i in range(1, parallelism + 1)]
@@ -155,6 +160,8 @@ class PlanExecutor:
         self._version = version
         self._estimates = estimates
         self._run_limit = run_limit
+        self._replans = replans
+        self._resumed = resumed
         self._stop_reason = ""
         # Guards everything below, the plan statuses and every event the
         # executor publishes (see the module docstring).
@@ -171,12 +178,18 @@ class PlanExecutor:
     def run(self, cancel: threading.Event) -> ExecutionReport:
         plan = self._plan
         history = [plan]
-        replans = 0
+        replans = self._replans
         error = ""
-        self._publish(
-            RunStarted(self._actor, self._policy, self._limit, tuple(self._workers), self._max_replans,
-                       self._version, plan.to_dict(), self._kind)
-        )
+        if self._resumed:
+            with self._lock:
+                for task in list(plan.tasks):
+                    if task.status in (TaskStatus.FAILED, TaskStatus.BLOCKED):
+                        self._skip_dependents(plan, task, task.status.value.lower())
+        else:
+            self._publish(
+                RunStarted(self._actor, self._policy, self._limit, tuple(self._workers), self._max_replans,
+                           self._version, plan.to_dict(), self._kind)
+            )
         try:
             while True:
                 plan.status = PlanStatus.RUNNING

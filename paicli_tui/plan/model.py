@@ -69,14 +69,20 @@ class Task:
     type_warning: str = ""
     #: The approving reviewer's notes on a team step (issues it still saw).
     notes: list[str] = field(default_factory=list)
+    #: A shell command that proves the task done (exit 0), run in the
+    #: task's tree after its agent reports completion; "" for none.
+    check: str = ""
 
     def to_dict(self) -> dict:
-        return {
+        data = {
             "id": self.id,
             "description": self.description,
             "type": self.type.value,
             "dependencies": list(self.dependencies),
         }
+        if self.check:
+            data["check"] = self.check
+        return data
 
 
 @dataclass

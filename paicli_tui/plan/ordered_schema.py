@@ -48,6 +48,8 @@ def _step(number: int) -> dict:
             "description": {"$ref": "#/$defs/description"},
             "type": {"$ref": "#/$defs/type"},
             "dependencies": dependencies,
+            # Optional: a grammar text cannot be empty, and most steps have no check.
+            "check": {"$ref": "#/$defs/check"},
         },
         "required": ["id", "description", "type", "dependencies"],
         "additionalProperties": False,
@@ -63,7 +65,7 @@ def _steps(count: int) -> dict:
 def ordered_plan_schema(max_steps: int = MAX_STEPS) -> dict:
     return {
         "type": "object",
-        "$defs": {"description": _text(240), "type": {"enum": list(PLAN_TYPES)}},
+        "$defs": {"description": _text(240), "type": {"enum": list(PLAN_TYPES)}, "check": _text(200)},
         "properties": {
             "summary": _text(160),
             "steps": {"anyOf": [_steps(count) for count in range(1, max_steps + 1)]},

@@ -25,6 +25,7 @@ _EMPHASIS = re.compile(r"(\*\*|__|\*|_|~~)(?=\S)(.+?)(?<=\S)\1")
 _CODE = re.compile(r"`+([^`]*)`+")
 _RULE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$", re.MULTILINE)
 _TABLE_BAR = re.compile(r"\s*\|\s*")
+_HELD = re.compile(r"\x00(\d+)\x00")
 
 
 def outcome_of(status: str, error: str = "") -> str:
@@ -45,10 +46,18 @@ def plain_preview(text: str, limit: int = 120) -> str:
     plain = _QUOTE.sub("", plain)
     plain = _LIST_MARK.sub("", plain)
     plain = _LINK.sub(r"\1", plain)
-    plain = _CODE.sub(r"\1", plain)
+    # Code is shown as written: its ``**/*.py`` is a glob, not emphasis.
+    spans: list[str] = []
+
+    def hold(match: re.Match) -> str:
+        spans.append(match.group(1))
+        return f"\x00{len(spans) - 1}\x00"
+
+    plain = _CODE.sub(hold, plain)
     for _ in range(2):  # **_nested_** marks
         plain = _EMPHASIS.sub(r"\2", plain)
     plain = _TABLE_BAR.sub(" ", plain)
+    plain = _HELD.sub(lambda match: spans[int(match.group(1))], plain)
     flat = " ".join(plain.split())
     if len(flat) <= limit:
         return flat

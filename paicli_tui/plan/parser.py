@@ -157,6 +157,9 @@ def _check(data: Any, prefix: str, renumber: bool = True) -> tuple[list[PlanErro
         description = entry.get("description")
         if isinstance(description, str) and not description.strip():
             problems.append(problem(index, "description", "is blank"))
+        check = entry.get("check")
+        if isinstance(check, str) and ("\n" in check.strip() or "\x00" in check):
+            problems.append(problem(index, "check", "must be one command line (no newline or NUL)"))
         raw_type = entry.get("type")
         if isinstance(raw_type, str):
             types[index], warnings[index] = _task_type(raw_type)
@@ -194,6 +197,7 @@ def _check(data: Any, prefix: str, renumber: bool = True) -> tuple[list[PlanErro
             dependencies=[ids[target] for target in edges[index]],
             original_id=entry["id"],
             type_warning=warnings[index],
+            check=_check_of(entry),
         )
         for index, entry in enumerate(entries)
     ]
@@ -217,6 +221,12 @@ def _declared_ids(entries: list, problem, problems: list[PlanError], noun: str) 
         else:
             first_position[task_id] = index
     return first_position
+
+
+def _check_of(entry: dict) -> str:
+    """The task's check command; a blank one is no check."""
+    check = entry.get("check")
+    return check.strip() if isinstance(check, str) else ""
 
 
 def _written_id(entry: Any) -> str | None:
@@ -271,6 +281,8 @@ def _schema_problems(error: ValidationError, entries: list, noun: str) -> list[P
     if len(path) == 2:
         return [made(None, f"must be an object, got {json_type(error.instance)}")]
     field = format_path(tuple(path[2:]))
+    if field == "check" and error.instance is None:
+        return [made(field, "null is not allowed (leave the field out for no check)")]
     if field == "dependencies" and error.instance is None:
         return [made(field, "null is not allowed (leave the field out for no dependencies)")]
     expected = {"dependencies": "an array of ids"}.get(field, "a string")

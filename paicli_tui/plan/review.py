@@ -14,7 +14,6 @@ from typing import Callable, Literal, Protocol, TextIO
 
 from paicli_tui.llm.types import ModelError
 from paicli_tui.plan.model import Plan
-from paicli_tui.plan.parser import PlanError
 
 RUN_WORDS = frozenset({"", "y", "yes", "run"})
 CANCEL_WORDS = frozenset({"cancel", "esc"})
@@ -128,6 +127,9 @@ def review_loop(
 ) -> Plan | None:
     """Review until the person runs (→ the plan to run, its ``goal`` set) or
     cancels (→ None). Amendments extend the goal as ``GOAL\\nAmendment: …``."""
+    # Here, not at the top: the parser brings jsonschema, which the app's first screen does without.
+    from paicli_tui.plan.parser import PlanError
+
     while True:
         decision = reviewer.review(plan, goal)
         if decision.action == "run":

@@ -18,6 +18,7 @@ TASK_SCHEMA: dict = {
         "description": {"type": "string"},
         "type": {"type": "string"},
         "dependencies": {"type": "array", "items": {"type": "string"}},
+        "check": {"type": "string"},
     },
     # Unknown extra fields are ignored (rule 6).
     "additionalProperties": True,
@@ -66,8 +67,10 @@ PLAN_REPLY_SCHEMA: dict = {
                     "description": {"type": "string"},
                     "type": {"type": "string", "enum": list(PLAN_TYPES)},
                     "dependencies": {"type": "array", "items": {"type": "string"}},
+                    # Strict servers want every field required: "" is no check.
+                    "check": {"type": "string"},
                 },
-                "required": ["id", "description", "type", "dependencies"],
+                "required": ["id", "description", "type", "dependencies", "check"],
                 "additionalProperties": False,
             },
         },
@@ -79,7 +82,7 @@ Draft202012Validator.check_schema(PLAN_REPLY_SCHEMA)
 
 #: Order in which a step's fields are reported, so the first error is the
 #: first one a reader meets.
-FIELD_ORDER = {"id": 0, "description": 1, "type": 2, "dependencies": 3}
+FIELD_ORDER = {"id": 0, "description": 1, "type": 2, "dependencies": 3, "check": 4}
 
 
 def entries_key(data: dict) -> str | None:

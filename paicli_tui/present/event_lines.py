@@ -191,7 +191,10 @@ def describe(event: ev.Event) -> Line | None:
             return Line(" · ".join(event.text.splitlines()[:2]), "warning")
         case ev.RunFinished():
             kind = "success" if event.status == "COMPLETED" else "warning"
-            return Line(f"run {event.status}: {event.summary}", kind)
+            summary = event.summary
+            for said in (f"Plan {event.status}: ", f"Team run {event.status}: "):
+                summary = summary.removeprefix(said)  # "run COMPLETED: Plan COMPLETED: …" says it twice
+            return Line(f"run {event.status}: {summary}", kind)
         case ev.ReviewVerdictGiven():
             verdict = "approved" if event.approved else f"rejected: {event.feedback}"
             if event.approved and event.notes:
@@ -209,6 +212,12 @@ def describe(event: ev.Event) -> Line | None:
             kind = "warning" if event.outcome == "blocked" else "error"
             detail = f": {event.reason}" if event.reason else ""
             return Line(f"{who}hook {event.hook_event} {event.outcome} ({event.command}){detail}", kind)
+        case ev.CheckRan():
+            ended = event.stopped or f"exit {event.exit_code}"
+            mark, kind = ("✓ check passed", "success") if event.passed else ("✗ check failed", "warning")
+            return Line(f"{event.task_id} {mark} ({ended}, {event.duration_s:.1f}s): {event.command}", kind)
+        case ev.ReceiptsSent() if event.flags:
+            return Line(f"{event.task_id} " + " · ".join(f"⚠ {flag}" for flag in event.flags), "warning")
         case ev.HooksTrusted():
             kept = "" if event.remembered else " (this session only)"
             return Line(f"running the hooks of {event.path}{kept}", "info")

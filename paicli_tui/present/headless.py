@@ -78,6 +78,10 @@ class TextPrinter:
             from paicli_tui.present.event_lines import describe  # pure text, no Textual
 
             self._line(f"! {describe(event).text}", self.err)
+        elif isinstance(event, ev.CheckRan) or (isinstance(event, ev.ReceiptsSent) and event.flags):
+            from paicli_tui.present.event_lines import describe
+
+            self._line(describe(event).text)  # type: ignore[union-attr]
         elif isinstance(event, ev.TaskDispatched):
             attempt = f" (attempt {event.attempt})" if event.attempt > 1 else ""
             self._line(f"▶ {event.task_id} → {event.worker}{attempt}")

@@ -187,6 +187,40 @@ def _diffs(report: dict) -> Iterable[tuple[str, str]]:
             yield f"{task['id']} diff · {changed} · merged: {merged}", diff
 
 
+def receipt_lines(task: dict) -> list[str]:
+    """A task's evidence, attempt by attempt: its check and its receipts."""
+    checks = {c["attempt"]: c for c in task.get("checks") or []}
+    receipts = {r["attempt"]: r for r in task.get("receipts") or []}
+    lines = []
+    for number in sorted({*checks, *receipts}):
+        receipt, check = receipts.get(number), checks.get(number)
+        parts = [f"attempt {number}"]
+        if receipt is not None:
+            parts.append(f"{receipt['tool_calls']} tool call{'s' if receipt['tool_calls'] != 1 else ''}")
+            parts += [f"⚠ {flag}" for flag in receipt["flags"]]
+        lines.append(" · ".join(parts))
+        if check is not None:
+            state = "passed" if check["passed"] else "FAILED"
+            ended = check["stopped"] or f"exit {check['exit_code']}"
+            lines.append(f"  check {state}: `{check['command']}` → {ended} in {check['duration_s']:.1f} s")
+            if not check["passed"]:
+                lines += [f"    {line}" for line in (check["output_tail"] or "(no output)").splitlines()[-10:]]
+        for command in (receipt or {}).get("commands", []):
+            lines.append(f"  $ {command}")
+    return lines
+
+
+def _receipts(report: dict) -> Iterable[tuple[str, list[str]]]:
+    for task in report.get("tasks", []):
+        # A task whose evidence is only a tool-call count says nothing the table does not.
+        receipts = task.get("receipts") or []
+        if not task.get("checks") and not any(r["flags"] or r["commands"] for r in receipts):
+            continue
+        lines = receipt_lines(task)
+        if lines:
+            yield f"{task['id']} receipts", lines
+
+
 def _fence(text: str) -> str:
     """A code fence longer than any run of backticks in ``text``."""
     longest = current = 0
@@ -210,6 +244,8 @@ def render_text(reports: list[dict]) -> list[str]:
             out += ["", *lanes]
         for name, text in _results(report):
             out += ["", f"── {name} ──", *(text.rstrip().splitlines() or ["(empty)"])]
+        for name, lines in _receipts(report):
+            out += ["", f"── {name} ──", *lines]
         for name, diff in _diffs(report):
             out += ["", f"── {name} ──", *diff.rstrip().splitlines()]
     return out
@@ -232,6 +268,8 @@ def render_markdown(reports: list[dict]) -> str:
             parts += ["", lanes[0], "", "```text", *lanes[1:], "```"]
         for name, text in _results(report):
             parts += ["", f"<details><summary>{name}</summary>", "", text.rstrip() or "(empty)", "", "</details>"]
+        for name, lines in _receipts(report):
+            parts += ["", f"<details><summary>{name}</summary>", "", "```text", *lines, "```", "", "</details>"]
         for name, diff in _diffs(report):
             fence = _fence(diff)
             parts += ["", f"<details><summary>{name}</summary>", "", f"{fence}diff", diff.rstrip(), fence, "",

@@ -30,6 +30,7 @@ def server_lines(info: "ServerInfo", settings: "Settings") -> list[str]:
         rows.append(f"speed    first token {info.ttft_s:.2f} s · generation {speed}")
     if settings.compact_profile():
         limit = settings.task_max_tokens or settings.local_max_tokens
-        rows.append(f"profile  compact (local server): {limit} tokens a tool-loop call, plans of at most 8 steps")
+        rows.append(f"profile  compact (local server): short prompts with a task type's tools, "
+                    f"{limit} tokens a tool-loop call, plans of at most 8 steps")
     rows += [f"note     {note}" for note in info.notes]
     return rows

@@ -126,6 +126,17 @@ class PromptAssembler:
             parts.append(self._file("mcp-resources.md").rstrip() + "\n\n" + "\n".join(resources))
         return "\n\n".join(part.strip() for part in parts if part and part.strip()) + "\n"
 
+    def skills_index(self) -> str:
+        """The ``## Skills`` section ("" when no skill was found)."""
+        with self._lock:
+            return self._skills_index()
+
+    def resource_index(self) -> str:
+        """The ``## MCP Resources`` section of this run ("" when none)."""
+        with self._lock:
+            resources = self._mcp_resources
+        return self._file("mcp-resources.md").rstrip() + "\n\n" + "\n".join(resources) if resources else ""
+
     def prompt_file(self, relative: str) -> str:
         """Any other prompt file (e.g. ``risk-check.md``), user override first."""
         return self._file(relative)
@@ -182,12 +193,15 @@ class PromptAssembler:
         return self._skills
 
     def _project_context(self) -> str:
-        if self._project is None:
-            self._project = ""
-            text = self._read_project_file()
-            if text.strip():
-                self._project = self._file("project-context.md").rstrip() + "\n\n" + text.strip()
-        return self._project
+        text = self.project_text()
+        return self._file("project-context.md").rstrip() + "\n\n" + text if text else ""
+
+    def project_text(self) -> str:
+        """``PAI.md`` as read once for this assembler (stripped; "" when none)."""
+        with self._lock:
+            if self._project is None:
+                self._project = self._read_project_file().strip()
+            return self._project
 
     def _read_project_file(self) -> str:
         path = self.workspace / PROJECT_FILE

@@ -9,6 +9,7 @@ last line with a warning. Streaming deltas are not written one by one (the
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import threading
@@ -43,13 +44,24 @@ def ledger_path(session_id: str) -> Path:
 class Ledger:
     """Subscribes to a bus and appends one JSON line per event."""
 
-    def __init__(self, bus: EventBus, path: Path | None = None, *, redact: Iterable[str] = ()) -> None:
+    def __init__(self, bus: EventBus, path: Path | None = None, *, redact: Iterable[str] = (),
+                 session: str | None = None) -> None:
+        """``session``: the id the lines carry when it is not the bus's (a
+        session going on with another session's run writes to that ledger)."""
         self.bus = bus
-        self.path = path or ledger_path(bus.session_id)
+        self.session = session or bus.session_id
+        #: While True nothing is written (the events go to another ledger meanwhile).
+        self.paused = False
+        self.path = path or ledger_path(self.session)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         os.chmod(self.path.parent, 0o700)
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         os.chmod(self.path, 0o600)
+        try:
+            # Held while this process writes: a later start knows the run is alive (records/killed.py).
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            pass
         self._lock = threading.Lock()
         self._seq = _last_seq(self.path)  # a resumed session continues its own ledger
         # Secret values (API keys) that must never be written, even if some
@@ -60,7 +72,7 @@ class Ledger:
         self._unsubscribe = bus.subscribe(self.record)
 
     def record(self, event: Event) -> None:
-        if event.name in SKIPPED_EVENTS:
+        if event.name in SKIPPED_EVENTS or self.paused:
             return
         with self._lock:
             if self._fd < 0:
@@ -68,7 +80,7 @@ class Ledger:
             self._seq += 1
             line = {
                 "v": SCHEMA_VERSION,
-                "session": self.bus.session_id,
+                "session": self.session,
                 "seq": self._seq,
                 "ts": round(event.ts if event.ts is not None else time.time(), 6),
                 "mode": self.bus.mode,

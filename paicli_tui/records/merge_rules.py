@@ -21,13 +21,18 @@ class MergeRecords(Rule):
         self.committed: dict[tuple[str, int], str] = {}  # (task, attempt) → result
         self.approved: set[tuple[str, int]] = set()
         self.merged: set[str] = set()
+        self.start = ""
+        self.merges: dict[str, str] = {}  # merge commit → task
 
     def check(self, line: LedgerLine, plan: PlanState):
         p = _p(line)
-        task = str(p.get("task_id") or "")
+        task = str(p.get("task_id") or p.get("step_id") or "")  # a verdict names its step
         attempt = int(p.get("attempt") or 0)
         if line.event == "workspace_snapshot":
             self.head = str(p.get("start") or "")
+            self.start, self.merges = self.head, {}
+        elif line.event == "run_resumed" and p.get("integration"):
+            return self._resumed(line, p)
         elif line.event == "task_committed":
             self.committed[(task, attempt)] = str(p.get("result") or "")
         elif line.event == "review_verdict" and p.get("approved") is True:
@@ -37,6 +42,16 @@ class MergeRecords(Rule):
         elif line.event == "status" and p.get("status") in _NOT_SUCCEEDED and task in self.merged:
             return self.v(line, f"{task} is {p.get('status')} but its work was merged")
         return []
+
+    def _resumed(self, line, p):
+        """A resumed run goes on from the start or from a merge of work it keeps."""
+        head, kept = str(p.get("integration")), {str(t) for t in p.get("kept") or []}
+        problems = []
+        if head != self.start and self.merges.get(head) not in kept:
+            problems.append(f"resumed from {head[:12]}, which is not the start nor a merge of a kept task")
+        self.head = head
+        self.merged -= {str(t) for t in p.get("redone") or []}
+        return [v for problem in problems for v in self.v(line, problem)]
 
     def _merge(self, line, p, task: str, attempt: int, plan: PlanState):
         into, result, merge = str(p.get("into") or ""), str(p.get("result") or ""), str(p.get("merge") or "")
@@ -51,4 +66,5 @@ class MergeRecords(Rule):
             problems.append(f"merged {task} after it was {plan.status.get(task)}")
         self.head = merge
         self.merged.add(task)
+        self.merges[merge] = task
         return [v for problem in problems for v in self.v(line, problem)]

@@ -31,6 +31,13 @@ class PlanState:
             tasks = (p.get("plan") or {}).get("tasks") or []
             self.deps = {str(t.get("id")): [str(d) for d in t.get("dependencies") or []] for t in tasks}
             self.status = {}
+        elif line.event == "run_resumed":
+            # The run goes on with the statuses it kept (rules.ResumeKeeps checks them against the record).
+            self.version = int(p.get("version") or self.version)
+            tasks = (p.get("plan") or {}).get("tasks") or []
+            self.deps = {str(t.get("id")): [str(d) for d in t.get("dependencies") or []] for t in tasks}
+            statuses = p.get("statuses") if isinstance(p.get("statuses"), dict) else {}
+            self.status = {str(k): str(v) for k, v in statuses.items() if v != "PENDING"}
         elif line.event == "status":
             self.status[str(p.get("task_id", ""))] = str(p.get("status", ""))
 

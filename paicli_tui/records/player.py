@@ -75,6 +75,12 @@ def timeline(lines: Iterable[LedgerLine], warnings: list[str] | None = None, *, 
     return [entry[4] for entry in keyed]
 
 
+#: Called before a wait of this many recorded seconds or more: (the next
+#: item, the recorded seconds of the gap).
+LONG_GAP_S = 3.0
+GapStarted = Callable[[Timed, float], None]
+
+
 def play(
     items: Iterable[Timed],
     sink: Callable[[ev.Event], None],
@@ -82,19 +88,72 @@ def play(
     speed: float | None = None,
     cancel: threading.Event | None = None,
     clock: Callable[[], float] = time.monotonic,
+    skip: "Skip | None" = None,
+    on_gap: GapStarted | None = None,
 ) -> bool:
     """Hand each event to ``sink``. ``speed`` None plays instantly; 1.0 at the
-    recorded pace, 2.0 twice as fast. Returns False when cancelled."""
+    recorded pace, 2.0 twice as fast. A long gap is announced to ``on_gap``
+    first, and ``skip.now()`` cuts the current wait short (the rest plays
+    at its pace from there). Returns False when cancelled."""
     if speed is not None and speed <= 0:
         raise ValueError(f"speed must be above 0, got {speed}")
     stop = cancel or threading.Event()
     started = clock()
+    previous_at = 0.0
     for item in items:
         if stop.is_set():
             return False
         if speed is not None:
             wait = item.at / speed - (clock() - started)
-            if wait > 0 and stop.wait(wait):
-                return False
+            if wait > 0:
+                if on_gap is not None and item.at - previous_at >= LONG_GAP_S:
+                    on_gap(item, item.at - previous_at)
+                if skip is None:
+                    if stop.wait(wait):
+                        return False
+                else:
+                    skip.arm(stop)
+                    skip.woken.wait(wait)
+                    if stop.is_set():
+                        return False
+                    if skip.disarm():  # skipped: the recording goes on from here
+                        started = clock() - item.at / speed
+        previous_at = item.at
         sink(item.event)
     return True
+
+
+class Skip:
+    """Cuts the player's current wait short, from another thread; whoever
+    stops the player (sets its ``cancel``) calls ``wake`` too."""
+
+    def __init__(self) -> None:
+        self.woken = threading.Event()
+        self._lock = threading.Lock()
+        self._waiting = False
+        self._skipped = False
+
+    def arm(self, stop: threading.Event) -> None:
+        with self._lock:
+            self._waiting, self._skipped = True, False
+            self.woken.clear()
+            if stop.is_set():
+                self.woken.set()
+
+    def now(self) -> bool:
+        """Skip the wait under way; False when the player is not waiting."""
+        with self._lock:
+            if not self._waiting:
+                return False
+            self._skipped = True
+            self.woken.set()
+            return True
+
+    def wake(self) -> None:
+        """The player stops: end the wait."""
+        self.woken.set()
+
+    def disarm(self) -> bool:
+        with self._lock:
+            self._waiting = False
+            return self._skipped

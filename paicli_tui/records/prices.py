@@ -61,3 +61,17 @@ def model_price(model: str, configured: Mapping[str, Any] | None, provider: str 
     if provider in UNPRICED_PROVIDERS:
         return None
     return builtin_price(model)
+
+
+def cost_limit_refusal(settings: Any) -> str | None:
+    """Why a cost limit in ``settings`` cannot be held (no price for the
+    model), in one line; None when there is none or it can be."""
+    named = [flag for flag, value in (("--max-cost/max_cost", settings.max_cost),
+                                      ("--run-max-cost/run_max_cost", settings.run_max_cost)) if value is not None]
+    if not named:
+        return None
+    model = settings.resolved().model
+    if model_price(model, settings.prices, settings.provider) is not None:
+        return None
+    return (f"{' and '.join(named)} cannot be held: no price is known for model {model!r}; "
+            f'add [prices."{model}"] prompt = …, completion = … (USD per million tokens) to config.toml')

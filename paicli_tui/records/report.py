@@ -51,6 +51,15 @@ def task_entry(task: TaskView) -> dict:
         "base_commit": task.base_commit or None,
         "result_commit": task.result_commit or None,
         "conflicts": task.conflicts,
+        "check": task.check or None,
+        "checks": [{"attempt": a.number, "command": a.check.command, "exit_code": a.check.exit_code,
+                    "passed": a.check.passed, "duration_s": a.check.duration_s, "stopped": a.check.stopped,
+                    "output_sha256": a.check.output_sha256, "output_tail": a.check.output_tail}
+                   for a in task.attempts if a.check is not None],
+        "receipts": [{"attempt": a.number, "reviewer": a.receipts.reviewer, "tool_calls": a.receipts.tool_calls,
+                      "commands": list(a.receipts.commands), "check": a.receipts.check,
+                      "flags": list(a.receipts.flags)}
+                     for a in task.attempts if a.receipts is not None],
     }
 
 

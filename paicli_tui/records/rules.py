@@ -99,7 +99,7 @@ class Parallelism(Rule):
         p = _p(line)
         if line.event == "run_started":
             self.limit = int(p.get("parallelism") or 0) or None
-        elif line.event == "plan_version" and p.get("origin") == "replan":
+        elif line.event == "run_resumed" or (line.event == "plan_version" and p.get("origin") == "replan"):
             self.running.clear()
         elif _first_dispatch(line):
             self.running.add(str(p.get("task_id")))
@@ -141,7 +141,7 @@ class WorkerExclusive(Rule):
         elif line.event == "status" and p.get("status") in TERMINAL_STATUSES:
             task = str(p.get("task_id"))
             self.serving = {w: t for w, t in self.serving.items() if t != task}
-        elif line.event == "plan_version" and p.get("origin") == "replan":
+        elif line.event == "run_resumed" or (line.event == "plan_version" and p.get("origin") == "replan"):
             self.serving.clear()
         return []
 
@@ -258,8 +258,30 @@ class RepairAfterRejection(Rule):
         return []
 
 
+class ResumeKeeps(Rule):
+    name, text = "resume-keeps", "a resumed run keeps only what completed, and nothing completed runs again"
+
+    def __init__(self, kind):
+        super().__init__(kind)
+        self.completed: set[str] = set()  # ever, in this run (a plan edited before resuming keeps the same ids)
+
+    def check(self, line, plan):
+        p = _p(line)
+        if line.event == "status" and p.get("status") == "COMPLETED":
+            self.completed.add(str(p.get("task_id")))
+        if line.event == "run_resumed":
+            found = []
+            for task in p.get("kept") or []:
+                if str(task) not in self.completed:
+                    found += self.v(line, f"{task} kept as completed but it is {plan.status.get(str(task), 'PENDING')}")
+            return found
+        if _first_dispatch(line) and plan.status.get(str(p.get("task_id"))) == "COMPLETED":
+            return self.v(line, f"{p.get('task_id')} dispatched again after it COMPLETED")
+        return []
+
+
 RULES: tuple[type[Rule], ...] = (
     ReplanFreeze, Dependencies, Parallelism, ToolLessRoles, WorkerExclusive,
     ReviewApproval, DownstreamOfFailure, RetryLimit, ReplanLimit, SystemPrompt,
-    RepairAfterRejection,
+    RepairAfterRejection, ResumeKeeps,
 )

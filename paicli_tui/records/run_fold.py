@@ -171,6 +171,8 @@ class RunFold:
                 self._response(item, changes)
             case ev.RunStarted():
                 self._started(item, changes)
+            case ev.RunResumed():
+                self._resumed(item, changes)
             case ev.PlanProposed() if item.origin == "replan":
                 self.version = item.version
                 self._set_tasks(tasks_from_plan(item.plan))
@@ -180,6 +182,14 @@ class RunFold:
                 self.notice = f"replanning after {item.failed_task} failed: {item.reason}"
             case ev.RunFinished():
                 self._run_finished(item, changes)
+            case ev.CheckRan() | ev.ReceiptsSent() if item.task_id in self.tasks:
+                attempt = self.attempt(item.task_id, item.attempt)
+                if attempt is not None:
+                    if isinstance(item, ev.CheckRan):
+                        attempt.check = item
+                    else:
+                        attempt.receipts = item
+                    changes.tasks.add(item.task_id)
             case ev.TaskCommitted() | ev.TaskMerged() | ev.MergeConflict() if item.task_id in self.tasks:
                 self._isolation(self.tasks[item.task_id], item)
                 changes.tasks.add(item.task_id)
@@ -210,7 +220,7 @@ class RunFold:
 
     def _response(self, item: ev.ModelResponse, changes: RunChanges) -> None:
         self._content[item.actor] = item.content
-        self.usage = self.usage + Usage(item.prompt_tokens, item.completion_tokens, item.cached_tokens)
+        self.usage = self.usage + Usage.of_response(item)
         changes.usage_changed = True
         task = self.tasks.get(self.task_of(item.actor))
         if task is not None:
@@ -235,6 +245,27 @@ class RunFold:
         if tasks and shape(tasks) != shape(self.task_list()):
             self._set_tasks(tasks)
             changes.plan_replaced = True
+        self._adopt(self.task_list())
+
+    def _resumed(self, item: ev.RunResumed, changes: RunChanges) -> None:
+        """An interrupted run goes on: the plan it goes on with (edited
+        first, perhaps), what it kept finished, the rest to run again."""
+        self.version = item.version
+        self.finished, self.finished_at = False, None
+        before = dict(self.tasks)
+        tasks = tasks_from_plan(item.plan)
+        if tasks and [t.id for t in tasks] != self.order or any(
+                (t.description, t.dependencies) != (before[t.id].description, before[t.id].dependencies)
+                for t in tasks if t.id in before):
+            self._set_tasks(tasks)
+            changes.plan_replaced = True
+        for task in self.task_list():
+            status = item.statuses.get(task.id, "PENDING")
+            if status == "PENDING" or task.id not in before:
+                task.status = status
+            elif task is not before[task.id]:
+                task.status, task.result = status, before[task.id].result
+            changes.tasks.add(task.id)
         self._adopt(self.task_list())
 
     def _dispatched(self, item: ev.TaskDispatched, changes: RunChanges) -> None:

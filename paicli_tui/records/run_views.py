@@ -90,6 +90,10 @@ class AttemptView:
     report: tuple[str, str, str] | None = None  # status, result, reason
     tokens: int = 0
     version: int = 0
+    #: The plan check's run (``check_ran``) and the evidence recorded for
+    #: this attempt (``receipts``), when there were any.
+    check: "ev.CheckRan | None" = None
+    receipts: "ev.ReceiptsSent | None" = None
 
     def duration(self, now: float) -> float:
         return max(0.0, (self.ended if self.ended is not None else now) - self.started)
@@ -130,6 +134,8 @@ class TaskView:
     conflicts: int = 0
     conflict_files: tuple[str, ...] = ()
     resolved: bool = False
+    #: The plan's check command for the task ("" for none).
+    check: str = ""
 
     def elapsed(self, now: float) -> float | None:
         if self.started is None:
@@ -168,6 +174,7 @@ def tasks_from_entries(entries: Iterable[Any]) -> list[TaskView]:
                 description=entry.get("description") if isinstance(entry.get("description"), str) else "",
                 type=str(entry.get("type") or "ANALYSIS").upper(),
                 dependencies=[d for d in deps if isinstance(d, str)] if isinstance(deps, list) else [],
+                check=entry.get("check") if isinstance(entry.get("check"), str) else "",
             )
         )
     return views
@@ -177,7 +184,8 @@ def tasks_from_plan(plan: Plan | dict) -> list[TaskView]:
     if isinstance(plan, Plan):
         return [
             TaskView(
-                t.id, t.description, t.type.value, list(t.dependencies), t.status.value, result=t.result, error=t.error
+                t.id, t.description, t.type.value, list(t.dependencies), t.status.value, result=t.result, error=t.error,
+                check=t.check,
             )
             for t in plan.tasks
         ]

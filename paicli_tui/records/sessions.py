@@ -56,6 +56,13 @@ class RunSummary:
     goal: str
     outcome: str = "unfinished"
     tokens: int = 0
+    #: An interrupted /plan or /team run `paicli resume` can go on with.
+    resumable: bool = False
+    #: Model calls, those whose tokens paicli counted (≈: the server sent no
+    #: usage) and those nobody counted.
+    calls: int = 0
+    estimated_calls: int = 0
+    uncounted_calls: int = 0
 
     @property
     def when(self) -> str:
@@ -63,6 +70,12 @@ class RunSummary:
 
     def to_dict(self) -> dict:
         return {**asdict(self), "time": self.when}
+
+    def count(self, payload: dict) -> None:
+        self.tokens += int(payload.get("prompt_tokens") or 0) + int(payload.get("completion_tokens") or 0)
+        self.calls += 1
+        self.estimated_calls += bool(payload.get("usage_estimated"))
+        self.uncounted_calls += payload.get("usage_reported") is False and not payload.get("usage_estimated")
 
 
 @dataclass(frozen=True)
@@ -75,6 +88,9 @@ class SessionSummary:
     outcome: str  # the last run's outcome
     tokens: int
     runs: tuple[RunSummary, ...] = ()
+    calls: int = 0
+    estimated_calls: int = 0
+    uncounted_calls: int = 0
 
     @property
     def when(self) -> str:
@@ -89,7 +105,7 @@ def summarize_session(path: Path) -> SessionSummary:
     """One pass over a ledger: each run's goal, kind, outcome and tokens."""
     started: float | None = None
     runs: list[RunSummary] = []
-    tokens = 0
+    whole = RunSummary(0, 0.0, "", "")  # every call of the session, in or out of a run
     legacy_goal = legacy_mode = legacy_outcome = ""
     for line in read_ledger(path):
         data = line.data
@@ -104,10 +120,9 @@ def summarize_session(path: Path) -> SessionSummary:
         elif line.event == "plan_version" and not legacy_goal:
             legacy_goal = str(payload.get("goal", ""))
         elif line.event == "model_response":
-            used = int(payload.get("prompt_tokens") or 0) + int(payload.get("completion_tokens") or 0)
-            tokens += used
+            whole.count(payload)
             if current is not None:
-                current.tokens += used
+                current.count(payload)
         elif line.event == "run_outcome":
             if current is not None:
                 current.outcome = outcome_word(str(payload.get("status", "")))
@@ -118,17 +133,33 @@ def summarize_session(path: Path) -> SessionSummary:
             legacy_mode = str(data["mode"])
     if started is None:
         started = path.stat().st_mtime
+    tokens = whole.tokens
+    figures = {"calls": whole.calls, "estimated_calls": whole.estimated_calls, "uncounted_calls": whole.uncounted_calls}
     if runs:
         first, last = runs[0], runs[-1]
+        last.resumable = _resumable(path, last)
         return SessionSummary(path.stem, str(path), started, first.kind or "?", first.goal, last.outcome, tokens,
-                              tuple(runs))
+                              tuple(runs), **figures)
     outcome = outcome_word(legacy_outcome) if legacy_outcome else "unfinished"
     if legacy_goal or legacy_outcome:
         # Written before run_requested existed: one run, read from the rest.
-        only = RunSummary(1, started, legacy_mode or "?", legacy_goal, outcome, tokens)
-        return SessionSummary(path.stem, str(path), started, only.kind, only.goal, outcome, tokens, (only,))
+        only = RunSummary(1, started, legacy_mode or "?", legacy_goal, outcome, tokens, **figures)
+        return SessionSummary(path.stem, str(path), started, only.kind, only.goal, outcome, tokens, (only,), **figures)
     # A launch of the app that never ran anything.
-    return SessionSummary(path.stem, str(path), started, legacy_mode or "?", "", outcome, tokens)
+    return SessionSummary(path.stem, str(path), started, legacy_mode or "?", "", outcome, tokens, **figures)
+
+
+def _resumable(path: Path, last: RunSummary) -> bool:
+    """Read again only for a plan or team run that did not complete."""
+    if last.kind not in ("plan", "team") or last.outcome == "completed":
+        return False
+    from paicli_tui.records.killed import held_by_a_process
+    from paicli_tui.records.resume_state import resume_state_of
+
+    if held_by_a_process(path):
+        return False
+    state = resume_state_of(path)
+    return state is not None and state.resumable
 
 
 def list_sessions(directory: Path | None = None) -> list[SessionSummary]:

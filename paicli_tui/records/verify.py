@@ -7,11 +7,13 @@ from pathlib import Path
 
 from paicli_tui.records.ledger import TORN, LedgerLine
 from paicli_tui.records.plan_state import PlanState
+from paicli_tui.records.budget_rules import CostLimit
+from paicli_tui.records.check_rules import CheckedWork
 from paicli_tui.records.merge_rules import MergeRecords
 from paicli_tui.records.rules import RULES as ORDER_RULES, Violation
 
-#: Every rule verify checks: the scheduling rules, then isolation's merge chain.
-RULES = (*ORDER_RULES, MergeRecords)
+#: Every rule verify checks: the scheduling rules, isolation's merge chain, the checks, money.
+RULES = (*ORDER_RULES, MergeRecords, CheckedWork, CostLimit)
 from paicli_tui.records.runs import RunLines, load, split_runs
 
 

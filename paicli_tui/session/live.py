@@ -31,25 +31,33 @@ from paicli_tui.hooks.session_hooks import SessionHooks, with_hook_context
 from paicli_tui.records.ledger import Ledger, new_session_id
 from paicli_tui.policy.redaction import Redactor
 from paicli_tui.llm.types import Usage
+from paicli_tui.records.cost import cost_of
 from paicli_tui.records.prices import model_price
 from paicli_tui.policy.saved_grants import usable_saved_rules
 from paicli_tui.session.grant_keeping import GrantKeeping
 from paicli_tui.session.mode_and_model import ModeAndModel
 from paicli_tui.session.planning import plan_and_review
 from paicli_tui.session.port import (
-    AgentTurn, ClearConversation, PlanRun, ProviderUnavailable, RunKind, RunOutcome, SessionBusy, SessionCommand, TeamRun,
+    AgentTurn, ClearConversation, PlanRun, ProviderUnavailable, ResumeRun, RunKind, RunOutcome, SessionBusy,
+    SessionCommand, TeamRun,
 )
+from paicli_tui.session.resuming import Resuming
 
 if TYPE_CHECKING:
     from paicli_tui.plan.model import Plan
     from paicli_tui.plan.review import PlanReviewer
     from paicli_tui.policy.approval import Approver
 
+#: Seconds closing waits for MCP servers to stop by themselves (stdin closed,
+#: then SIGTERM) before they are killed: quitting must not wait on them.
+MCP_CLOSE_S = 0.5
+
 #: Budget settings recorded with each run (P-8: the report names them).
-LIMIT_SETTINGS = ("max_turns", "max_tokens", "max_seconds", "run_max_turns", "run_max_tokens", "run_max_seconds")
+LIMIT_SETTINGS = ("max_turns", "max_tokens", "max_seconds", "run_max_turns", "run_max_tokens", "run_max_seconds",
+                  "max_cost", "run_max_cost")
 
 
-class Session(ModeAndModel, GrantKeeping):
+class Session(ModeAndModel, GrantKeeping, Resuming):
     def __init__(
         self,
         settings: Settings,
@@ -79,6 +87,9 @@ class Session(ModeAndModel, GrantKeeping):
         self.redactor = mcp_wiring.with_server_secrets(Redactor.for_session(settings), mcp_config)
         self.bus = EventBus(self.session_id, redactor=self.redactor)
         provider = settings.resolved()
+        from paicli_tui.records.killed import note_killed_runs
+
+        note_killed_runs(workspace)  # a run a killed process left gets its cause before anything else is written
         self.ledger = Ledger(self.bus, redact=self.redactor.secrets)
         self.client = ChatClient.from_settings(settings, session_id=self.session_id, bus=self.bus, transport=transport)
         #: A transport handed in answers requests itself (the demo, a scripted model): no server, no key.
@@ -179,8 +190,9 @@ class Session(ModeAndModel, GrantKeeping):
     def _count_usage(self, event: Event) -> None:
         if isinstance(event, ModelResponse):
             with self._usage_lock:
-                self.usage = self.usage + Usage(event.prompt_tokens, event.completion_tokens, event.cached_tokens)
-            self._run_budget.charge(event.prompt_tokens + event.completion_tokens)
+                self.usage = self.usage + Usage.of_response(event)
+            self._run_budget.charge(event.prompt_tokens + event.completion_tokens,
+                                    self._run_budget.price_of(event) if self._run_budget.price_of else 0.0)
 
     # -- input -------------------------------------------------------------------
 
@@ -195,6 +207,8 @@ class Session(ModeAndModel, GrantKeeping):
                 return self.start_team(goal, plan)
             case ClearConversation():
                 return self._start(self._clear_job)
+            case ResumeRun(state=state, plan=plan, edit=edit):
+                return self._start(self.run_resume, state, plan, edit)
         raise TypeError(f"not a session command: {command!r}")
 
     def start_react(self, text: str, attachments: tuple[str, ...] = ()) -> "Future[RunOutcome]":
@@ -237,6 +251,7 @@ class Session(ModeAndModel, GrantKeeping):
                 return outcome
             finally:
                 self._finish_checkpoints()  # a run that raised still closes its checkpoints
+                self.end_resumed_ledger()
                 self.knowledge.end_run(cancelled=True, reason="the run stopped with an error")  # no-op once ended
                 self.bus.mode = "react"
                 self._busy.release()
@@ -294,7 +309,8 @@ class Session(ModeAndModel, GrantKeeping):
             except Exception:  # noqa: BLE001 - closing: the job's own error was reported already
                 pass
         if self.mcp is not None:
-            self.mcp.close()
+            # A short bound: what has not stopped by then is killed with the command groups.
+            self.mcp.close(min(timeout, MCP_CLOSE_S))
         kill_live_groups()
         self.client.close()
         self.knowledge.close()
@@ -304,7 +320,8 @@ class Session(ModeAndModel, GrantKeeping):
 
     def _budget(self) -> Budget:
         s = self.settings
-        return Budget(max_turns=s.max_turns, max_tokens=s.max_tokens, max_seconds=s.max_seconds, run=self._run_budget)
+        return Budget(max_turns=s.max_turns, max_tokens=s.max_tokens, max_seconds=s.max_seconds, max_cost=s.max_cost,
+                      run=self._run_budget)
 
     def _begin_run(self, kind: RunKind, goal: str, attachments: tuple[dict, ...] = ()) -> None:
         """Stamp the mode, start the run's shared budget and record the run
@@ -313,10 +330,11 @@ class Session(ModeAndModel, GrantKeeping):
         s = self.settings
         self.bus.mode = kind
         self._checkpoint_run = self.checkpoints.begin_run(kind, goal)
-        self._run_budget = RunBudget(s.run_max_turns, s.run_max_tokens, s.run_max_seconds)
         limits = {name: getattr(s, name) for name in LIMIT_SETTINGS if getattr(s, name) is not None}
         model = self.client.model
         price = model_price(model, s.prices, s.provider)
+        self._run_budget = RunBudget(s.run_max_turns, s.run_max_tokens, s.run_max_seconds, s.run_max_cost,
+                                     price_of=(lambda usage: cost_of(usage, price)) if price is not None else None)
         prices = {model: price.model_dump() if hasattr(price, "model_dump") else dict(price)} if price is not None else {}
         self.bus.publish(RunRequested("session", kind, goal, limits, prices, attachments))
         from paicli_tui.session.mcp_wiring import prepare_run
@@ -329,12 +347,15 @@ class Session(ModeAndModel, GrantKeeping):
     def _new_agent(self, name: str, role: str, *, task_type: str | None = None, tools: bool = True) -> Agent:
         from paicli_tui.llm.role_client import RoleClient
 
-        prompt = self.assembler.system_prompt(role, approval_mode=self._approval_mode, task_type=task_type)
+        from paicli_tui.agent.profile import agent_profile
+
+        profile = agent_profile(self.settings, self.assembler, self.client.base_url, role,
+                                approval_mode=self._approval_mode, task_type=task_type)
         limit = self.settings.tool_loop_max_tokens()
         return Agent(
             name,
             client=RoleClient(self.client, max_tokens=limit, tool_max_tokens=limit),
-            system_prompt=prompt,
+            **profile,
             registry=self.registry if tools else None,
             bus=self.bus,
             approver=self.approver,
@@ -395,19 +416,21 @@ class Session(ModeAndModel, GrantKeeping):
         if refused is not None:
             return refused
         cancel = self._cancel
+        slots = [f"worker-{i}" for i in range(1, self.settings.parallelism + 1)]
+        self.isolation.prepare(slots)
         planner = Planner(self.client, self.assembler, agent="planner", role="planner", id_prefix="task", bus=self.bus,
                           deadline=self._run_budget.deadline, **planner_options(self.settings))
         planned = plan_and_review("plan", planner, self.plan_reviewer, goal, plan, cancel,
                                   check=self.session_hooks.plan_check("plan", planner, goal, cancel))
         if isinstance(planned, RunOutcome):
+            self.isolation.close()
             return planned
         goal = planned.goal or goal  # amendments extend the goal (P-4.2)
 
         def new_task_agent(name: str, task_type: str) -> Agent:
             return self._new_agent(name, "task", task_type=task_type)
 
-        isolation = self.isolation.begin(self._checkpoint_run or self.session_id,
-                                         [f"worker-{i}" for i in range(1, self.settings.parallelism + 1)])
+        isolation = self.isolation.begin(self._checkpoint_run or self.session_id, slots)
         run_task = PlanTaskRunner(goal, new_task_agent, self.knowledge.recall, TrustedUrls.from_user_text(goal),
                                   isolation=isolation, hooks=self.hooks, bus=self.bus)
 
@@ -445,6 +468,8 @@ class Session(ModeAndModel, GrantKeeping):
         if refused is not None:
             return refused
         cancel = self._cancel
+        slots = [f"worker-{i}" for i in range(1, self.settings.workers + 1)]
+        self.isolation.prepare(slots)
         orchestrator = TeamOrchestrator(
             client=self.client,
             registry=self.registry,
@@ -461,12 +486,12 @@ class Session(ModeAndModel, GrantKeeping):
                                   create=orchestrator.plan, review=review,
                                   check=self.session_hooks.plan_check("team", orchestrator.planner, goal, cancel))
         if isinstance(planned, RunOutcome):
+            self.isolation.close()
             return planned
         goal = planned.goal or goal
         self._orchestrator = orchestrator
         try:
-            isolation = self.isolation.begin(self._checkpoint_run or self.session_id,
-                                             [f"worker-{i}" for i in range(1, self.settings.workers + 1)])
+            isolation = self.isolation.begin(self._checkpoint_run or self.session_id, slots)
             report = orchestrator.run(goal, planned, cancel, TrustedUrls.from_user_text(goal), isolation=isolation)
             applied = self.isolation.finish()
         finally:

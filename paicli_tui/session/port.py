@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from paicli_tui.plan.model import Plan
     from paicli_tui.policy.grants import Grant, GrantStore
     from paicli_tui.prompting.skills import Skill
+    from paicli_tui.records.resume_state import ResumeState
     from paicli_tui.session.run_isolation import RunIsolation
 
 RunKind = Literal["react", "plan", "team", "command"]
@@ -82,7 +83,20 @@ class ClearConversation:
     """/clear: forget the ReAct conversation."""
 
 
-SessionCommand = Union[AgentTurn, PlanRun, TeamRun, ClearConversation]
+@dataclass(frozen=True)
+class ResumeRun:
+    """Go on with an interrupted /plan or /team run of this session's ledger:
+    completed work kept, interrupted tasks run again from their base.
+    ``plan``: the person edited the plan first (finished tasks it still
+    holds unchanged stay finished). ``edit``: open the plan review first,
+    on the current plan with its finished tasks marked."""
+
+    state: "ResumeState"
+    plan: "Plan | None" = None
+    edit: bool = False
+
+
+SessionCommand = Union[AgentTurn, PlanRun, TeamRun, ClearConversation, ResumeRun]
 
 
 def command_for_input(text: str, approval_mode: str, attachments: tuple[str, ...] = ()) -> SessionCommand:
@@ -114,6 +128,8 @@ def command_text(command: SessionCommand) -> str:
             return f"/team {goal}".rstrip()
         case ClearConversation():
             return "/clear"
+        case ResumeRun(state=state):
+            return f"/resume {state.session}"
     raise TypeError(f"not a session command: {command!r}")
 
 

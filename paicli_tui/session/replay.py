@@ -15,7 +15,7 @@ from typing import Callable
 from paicli_tui import events as ev
 from paicli_tui.config.settings import MODES, Settings, checked_mode, next_mode
 from paicli_tui.llm.types import Usage
-from paicli_tui.records.player import Timed, play, timeline
+from paicli_tui.records.player import Skip, Timed, play, timeline
 from paicli_tui.policy.grants import Grant, GrantStore
 from paicli_tui.records.runs import load
 from paicli_tui.session.port import SessionCommand
@@ -23,6 +23,23 @@ from paicli_tui.session.port import SessionCommand
 #: Called on the player thread just before a run's first scheduling event:
 #: (run_started event, the run's goal, "plan" | "team").
 RunOpened = Callable[[ev.RunStarted, str, str], None]
+
+
+#: The actor of the lines the replay adds itself (a recorded pause): the
+#: transcript narrates the session's own notes.
+REPLAY_ACTOR = "session"
+
+
+def pause_words(before: ev.Event | None, seconds: float) -> str:
+    """What the recording was waiting for, and how to go on."""
+    shown = f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.1f} min"
+    if isinstance(before, ev.PlanProposed):
+        what = f"the person reviewed the plan for {shown}"
+    elif isinstance(before, ev.ApprovalRequested):
+        what = f"the person took {shown} to answer"
+    else:
+        what = f"nothing happens for {shown} in the recording"
+    return f"⏸ {what} · Enter skips the wait"
 
 
 class ReplayReadOnly(RuntimeError):
@@ -56,6 +73,7 @@ class ReplaySession:
         self.usage = Usage()
         self.bus.subscribe(self._count_usage)
         self._stop = threading.Event()
+        self._skip = Skip()
         self._playing = threading.Event()
         self.finished = threading.Event()
         self._grants = GrantStore(self.workspace)
@@ -119,13 +137,19 @@ class ReplaySession:
     def cancel(self, reason: str = "cancelled by the user") -> None:
         """Stop the playback where it is."""
         self._stop.set()
+        self._skip.wake()
 
     def close(self, timeout: float = 10.0, *, reason: str = "cancelled by the user") -> None:
-        self._stop.set()
+        self.cancel(reason)
+
+    def skip_wait(self) -> bool:
+        """Play on at once past a recorded pause (the person reading a plan,
+        answering a question); False when nothing is being waited for."""
+        return self._skip.now()
 
     def _count_usage(self, event: ev.Event) -> None:
         if isinstance(event, ev.ModelResponse):
-            self.usage = self.usage + Usage(event.prompt_tokens, event.completion_tokens, event.cached_tokens)
+            self.usage = self.usage + Usage.of_response(event)
 
     # -- playback -------------------------------------------------------------------------
 
@@ -144,9 +168,18 @@ class ReplaySession:
                 on_run(event, goal, event.run_kind)
             self.bus.publish(event)
 
+        last: list[ev.Event] = []
+
+        def gap(next_item: Timed, seconds: float) -> None:
+            self.bus.publish(ev.AgentNote(REPLAY_ACTOR, pause_words(last[-1] if last else None, seconds)))
+
+        def remember(event: ev.Event) -> None:
+            last[:] = [event]
+            publish(event)
+
         self._playing.set()
         try:
-            return play(self.timeline, publish, speed=speed, cancel=self._stop)
+            return play(self.timeline, remember, speed=speed, cancel=self._stop, skip=self._skip, on_gap=gap)
         finally:
             self._playing.clear()
             self.finished.set()

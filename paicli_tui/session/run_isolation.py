@@ -13,8 +13,9 @@ from paicli_tui.tools.base import ToolContext
 from paicli_tui.tools.trusted_urls import TrustedUrls
 from paicli_tui.workspace.apply import ApplyReport, apply_run
 from paicli_tui.workspace.git import GitError
-from paicli_tui.workspace.lifecycle import begin_isolation, swept_note
-from paicli_tui.workspace.resolver import ConflictResolver, HeadlessResolver, TaskIsolation
+from paicli_tui.workspace.lifecycle import PreparedTrees, begin_isolation, prepare_trees, swept_note
+from paicli_tui.workspace.merge import OURS, MergeOutcome
+from paicli_tui.workspace.resolver import APPLY, Conflict, ConflictResolver, HeadlessResolver, TaskIsolation
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -34,9 +35,16 @@ class RunIsolation:
         #: Who settles a merge conflict: the run screen in the TUI, else --on-conflict.
         self.resolver: ConflictResolver = HeadlessResolver(settings.on_conflict)
         self.current: TaskIsolation | None = None
+        self._prepared: PreparedTrees | None = None
+
+    def prepare(self, slots: list[str]) -> None:
+        """Ready the task trees in the background while the plan is made."""
+        self._release_prepared()
+        self._prepared = prepare_trees(self.workspace, self.settings, slots)
 
     def begin(self, run_id: str, slots: list[str]) -> TaskIsolation | None:
-        run, why = begin_isolation(self.workspace, _ref_safe(run_id), self.settings, self.bus, slots)
+        prepared, self._prepared = self._prepared, None
+        run, why = begin_isolation(self.workspace, _ref_safe(run_id), self.settings, self.bus, slots, prepared)
         if why:
             self.bus.publish(AgentNote("session", why))
         if run is None:
@@ -54,7 +62,8 @@ class RunIsolation:
         if current is None:
             return ""
         try:
-            report = apply_run(current.run, self.settings.apply, recording=self._recording)
+            report = apply_run(current.run, self.settings.apply, recording=self._recording,
+                               decide=self._decide_apply)
         except (GitError, OSError) as exc:
             return f"the run's result could not be applied ({exc}); it is kept as {current.run.integration_ref}"
         finally:
@@ -62,10 +71,27 @@ class RunIsolation:
         return describe(report)
 
     def close(self) -> None:
-        """A run that raised: remove its trees, apply nothing."""
+        """A run that raised or was never begun: give its trees back to the pool, apply nothing."""
+        self._release_prepared()
         current, self.current = self.current, None
         if current is not None:
             current.run.close()
+
+    def _release_prepared(self) -> None:
+        prepared, self._prepared = self._prepared, None
+        if prepared is not None:
+            prepared.close()
+
+    def _decide_apply(self, outcome: MergeOutcome) -> dict[str, str | bytes | None]:
+        """The person's files the run's result conflicts with, settled by the
+        same resolver as a task's conflict (the run screen's dialog, or keep
+        the person's files headless)."""
+        conflict = Conflict("run", "the run's result, onto your edits made during the run", None, outcome,
+                            stage=APPLY)
+        decision = self.resolver.decide(conflict, threading.Event())
+        if decision.choice != "resolve":
+            return {path: OURS for path in outcome.paths}
+        return dict(decision.files)
 
     def _recording(self, paths: list[str], task_id: str):
         ctx = ToolContext(task_id, threading.Event(), TrustedUrls(), AutoApprover(), bus=self.bus)
@@ -82,6 +108,12 @@ def describe(report: ApplyReport) -> str:
     if report.kept:
         lines.append("kept your own edits to " + ", ".join(c.path for c in report.kept)
                      + " (the run changed the same lines)")
+    words = {"run": "took the run's version of", "edited": "wrote your edited", "both": "kept both sides, with "
+             "conflict markers, in"}
+    for how in ("run", "edited", "both"):
+        paths = [path for path, settled in report.settled if settled == how]
+        if paths:
+            lines.append(f"{words[how]} {', '.join(paths)}")
     lines.extend(report.notes)
     return "; ".join(lines)
 

@@ -6,10 +6,12 @@ has its own history."""
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from paicli_tui.agent.budget import Budget, RunBudget
 from paicli_tui.agent.loop import Agent
+from paicli_tui.agent.profile import agent_profile
 from paicli_tui.events import EventBus
 from paicli_tui.llm.role_client import RoleClient
 from paicli_tui.llm.structured_output import response_format
@@ -28,6 +30,16 @@ if TYPE_CHECKING:
     from paicli_tui.policy.approval import Approver
     from paicli_tui.agent.registry import ToolRegistry
     from paicli_tui.tools.trusted_urls import TrustedUrls
+
+
+@dataclass(frozen=True)
+class Resumption:
+    """How an interrupted run goes on: its plan version, the replans made,
+    and per interrupted step the attempt it had reached and its feedback."""
+
+    version: int
+    replans: int = 0
+    attempts: dict[str, tuple[int, str]] = field(default_factory=dict)
 
 
 def worker_names(count: int) -> list[str]:
@@ -81,11 +93,13 @@ class TeamOrchestrator:
         cancel: threading.Event,
         trusted_urls: "TrustedUrls | None" = None,
         isolation: "TaskIsolation | None" = None,
+        resumed: "Resumption | None" = None,
     ) -> ExecutionReport:
         """Run every step on the worker pool; parallelism = worker count,
         no replanning (a failed or blocked step skips its dependents only).
         With ``isolation`` each attempt works in its own tree and only
-        approved work is merged back (paicli_tui.workspace)."""
+        approved work is merged back (paicli_tui.workspace). ``resumed``
+        goes on with an interrupted run: ``plan`` holds its kept statuses."""
         from paicli_tui.tools.trusted_urls import TrustedUrls
 
         names = worker_names(self.settings.workers)
@@ -100,6 +114,7 @@ class TeamOrchestrator:
             recall=self.recall,
             isolation=isolation,
             hooks=self.registry.hooks,
+            resumed_attempts=resumed.attempts if resumed is not None else None,
         )
         executor = PlanExecutor(
             plan,
@@ -112,8 +127,10 @@ class TeamOrchestrator:
             replanner=None,
             actor=ORCHESTRATOR,
             kind="team",
-            version=max(self.planner.version, 1),
+            version=resumed.version if resumed is not None else max(self.planner.version, 1),
             run_limit=self.run_budget.exceeded_kind if self.run_budget is not None else None,
+            replans=resumed.replans if resumed is not None else 0,
+            resumed=resumed is not None,
         )
         self.executor = executor  # lets the session cancel a single step
         if isolation is not None:
@@ -131,23 +148,24 @@ class TeamOrchestrator:
     def _agent(self, name: str, role: str, *, tools: bool) -> Agent:
         settings = self.settings
         # A reviewer's every call is its verdict; a worker's tool-less calls
-        # are its budget-stop summary and its report repairs.
+        # are its budget-stop summary and its report repairs: reports, so a
+        # worker stopped by a limit still reports in the form the runner reads.
         client = RoleClient(
             self.client, max_tokens=settings.report_max_tokens, tool_max_tokens=settings.tool_loop_max_tokens(),
-            response_format=None if tools else self.verdict_format,
+            response_format=self.report_format if tools else self.verdict_format,
             final_format=self.report_format if tools else None,
         )
         return Agent(
             name,
             client=client,
-            system_prompt=self.assembler.system_prompt(role, approval_mode=self.approval_mode),
+            **agent_profile(settings, self.assembler, self.client.base_url, role, approval_mode=self.approval_mode),
             registry=self.registry if tools else None,
             bus=self.bus,
             approver=self.approver,
             approval_mode=self.approval_mode,
             budget=Budget(
                 max_turns=settings.max_turns, max_tokens=settings.max_tokens, max_seconds=settings.max_seconds,
-                run=self.run_budget,
+                max_cost=settings.max_cost, run=self.run_budget,
             ),
             max_history_chars=settings.max_history_chars,
         )

@@ -9,10 +9,13 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Callable
 
-from paicli_tui.hooks.task_check import checked_turns
+from paicli_tui.events import StepRetry, TaskDispatched
+from paicli_tui.hooks.task_check import MAX_ATTEMPTS, checked_turns
 from paicli_tui.plan.context import task_message
 from paicli_tui.plan.executor import TaskOutcome
 from paicli_tui.prompting.assembler import with_turn_context
+from paicli_tui.team.checks import run_task_check
+from paicli_tui.team.receipts import Receipts, ReceiptTracker
 from paicli_tui.tools.trusted_urls import BranchUrls, TrustedUrls, flatten
 
 if TYPE_CHECKING:
@@ -62,10 +65,9 @@ class PlanTaskRunner:
             tree = self.isolation.attempt(task.id, worker) if self.isolation is not None else None
             if tree is not None and registry is not None:
                 agent.registry = registry.for_root(tree.path)
-            outcome = checked_turns(
-                self.hooks, lambda: agent.run_turn(with_turn_context(message), cancel=cancel, trusted_urls=branch),
-                lambda feedback: agent.run_turn(feedback, cancel=cancel, trusted_urls=branch),
-                task=task, goal=self.goal, worker=worker, bus=self.bus, cancel=cancel)  # type: ignore[arg-type]
+            outcome, failed = self._checked(task, agent, with_turn_context(message), worker, branch, cancel)
+            if failed is not None:
+                return failed
             if outcome.failed_check:
                 return TaskOutcome("failed", outcome.text, f"hook: {outcome.failed_check}")
             if outcome.status not in ("final", "partial"):
@@ -81,6 +83,42 @@ class PlanTaskRunner:
             if settled is not None and settled.status == "dropped":
                 note = "its changes were dropped after a merge conflict"
             break
+        return self._outcome(task, outcome, inherited, branch, note)
+
+    def _checked(self, task: "Task", agent: "Agent", first: str, worker: str, branch, cancel: threading.Event):
+        """The task's turns, its hooks and its plan check: a failing check
+        sends its command, exit code and output back to the same agent,
+        at most MAX_ATTEMPTS turns in all. (the last outcome, the failed
+        TaskOutcome when the check never passed)."""
+        feedback = first
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            tracker = ReceiptTracker(self.bus, task.id) if self.bus is not None else None
+            try:
+                outcome = checked_turns(
+                    self.hooks, lambda text=feedback: agent.run_turn(text, cancel=cancel, trusted_urls=branch),
+                    lambda text: agent.run_turn(text, cancel=cancel, trusted_urls=branch),
+                    task=task, goal=self.goal, worker=worker, bus=self.bus, cancel=cancel)  # type: ignore[arg-type]
+            finally:
+                receipts = tracker.close() if tracker is not None else Receipts()
+            if outcome.status != "final" or outcome.failed_check or cancel.is_set():
+                return outcome, None
+            receipts.check = run_task_check(task, agent.registry, attempt, actor=task.id, bus=self.bus, cancel=cancel)
+            if self.bus is not None:
+                self.bus.publish(receipts.event(task.id, task, attempt, ""))
+            if receipts.check is None or receipts.check.passed:
+                return outcome, None
+            if cancel.is_set():
+                return outcome, TaskOutcome("cancelled", "", "cancelled")
+            if attempt == MAX_ATTEMPTS:
+                reason = f"its check failed {MAX_ATTEMPTS} times; last: {receipts.check.receipt()}"
+                return outcome, TaskOutcome("failed", outcome.text, reason)
+            if self.bus is not None:
+                self.bus.publish(StepRetry(task.id, task.id, attempt + 1, f"check: {receipts.check.receipt()}"))
+                self.bus.publish(TaskDispatched(task.id, task.id, worker, attempt + 1))
+            feedback = receipts.check.feedback()
+        raise AssertionError("unreachable: the last attempt returns")
+
+    def _outcome(self, task: "Task", outcome, inherited, branch, note: str) -> TaskOutcome:
         if outcome.status in ("final", "partial"):
             result = outcome.text if outcome.status == "final" else f"[partial: {outcome.reason}]\n{outcome.text}"
             if outcome.context:

@@ -37,10 +37,11 @@ def retry_message(feedback: str) -> str:
     return RETRY_PREFIX + feedback
 
 
-def review_message(goal: str, task: Task, result: str, changes: str | None = None) -> str:
+def review_message(goal: str, task: Task, result: str, changes: str | None = None, evidence: str = "") -> str:
     """The reviewer sees the step, the worker's result and, when the step
-    ran in its own tree, the diff of what it changed (fresh history): the
-    receipt, not only the worker's word for it."""
+    ran in its own tree, the diff of what it changed (fresh history), and
+    the evidence paicli gathered (commands, check, tool calls): the
+    receipts, not only the worker's word for it."""
     lines = [
         f"Goal: {goal}",
         "",
@@ -52,4 +53,6 @@ def review_message(goal: str, task: Task, result: str, changes: str | None = Non
     ]
     if changes is not None:
         lines += ["", "Files changed by this step (diff against its base):", changes.rstrip() or "no file changes"]
+    if evidence:
+        lines += ["", evidence]
     return "\n".join(lines)

@@ -23,7 +23,9 @@ from paicli_tui.llm.role_client import repair_request, truncated
 from paicli_tui.plan.executor import TaskOutcome
 from paicli_tui.plan.model import Plan, Task
 from paicli_tui.prompting.assembler import with_turn_context
+from paicli_tui.team.checks import run_task_check
 from paicli_tui.team.messages import AgentMessage, MessageType
+from paicli_tui.team.receipts import ReceiptTracker
 from paicli_tui.team.step_context import retry_message, review_message, step_message
 from paicli_tui.team.structured import UNREADABLE, StructuredReplyError, WorkerReport, parse_worker_report
 from paicli_tui.team.subagent import SubAgent, feedback_message, task_message
@@ -31,6 +33,7 @@ from paicli_tui.tools.trusted_urls import BranchUrls, flatten
 
 if TYPE_CHECKING:
     from paicli_tui.hooks.runner import HookRunner
+    from paicli_tui.team.receipts import Receipts
     from paicli_tui.tools.trusted_urls import TrustedUrls
     from paicli_tui.workspace.resolver import TaskIsolation
     from paicli_tui.workspace.run import Attempt
@@ -67,10 +70,14 @@ class StepRunner:
         recall: Callable[[str, str, str], str] | None = None,
         isolation: "TaskIsolation | None" = None,
         hooks: "HookRunner | None" = None,
+        resumed_attempts: dict[str, tuple[int, str]] | None = None,
     ) -> None:
         """With ``isolation`` every attempt works in its own tree from the
         run's current integration state, the reviewer sees the attempt's
-        diff, and only approved work is merged back."""
+        diff, and only approved work is merged back. ``resumed_attempts``:
+        steps an interrupted run was on, each with the attempt it had
+        reached and the review feedback that attempt was sent with; such a
+        step goes on at that attempt, so a resume never grants new retries."""
         self.goal = goal
         self.isolation = isolation
         #: TaskCompleted hooks check a completed report before the reviewer does.
@@ -84,6 +91,8 @@ class StepRunner:
         self.trusted_urls = trusted_urls
         self.branch_urls = BranchUrls()
         self._parallel: tuple[Plan, bool] | None = None  # (plan, reviews_in_parallel) of the plan running
+        self._resumed = dict(resumed_attempts or {})
+        self._resumed_lock = threading.Lock()
 
     def __call__(self, task: Task, plan: Plan, worker_name: str, cancel: threading.Event) -> TaskOutcome:
         worker = self.workers[worker_name]
@@ -117,14 +126,25 @@ class StepRunner:
         text = step_message(self.goal, plan, task, inherited)
         if self.recall is not None:
             text = self.recall(text, f"{self.goal}\n{task.description}", worker.name)
-        message = task_message(with_turn_context(text))
         last_result = feedback = ""
+        with self._resumed_lock:
+            first, feedback = self._resumed.pop(task.id, (1, ""))
+        first = min(max(first, 1), MAX_ATTEMPTS)
+        if first > 1:
+            # The interrupted attempt is made again as it was: the same number, the same review feedback.
+            self._retry(worker, task, first, feedback)
+            text = f"{text}\n\n{retry_message(feedback)}"
+        message = task_message(with_turn_context(text))
         registry = worker.agent.registry
-        for attempt in range(1, MAX_ATTEMPTS + 1):
+        for attempt in range(first, MAX_ATTEMPTS + 1):
             tree = self._begin(task, worker, registry)
+            tracker = ReceiptTracker(self.bus, worker.name)
             # A cancel marks only what it interrupted (issue 14): a reply, a
             # report or an approval that arrived before it still counts.
-            reply = worker.send(message, cancel=cancel, trusted_urls=branch)
+            try:
+                reply = worker.send(message, cancel=cancel, trusted_urls=branch)
+            finally:
+                receipts = tracker.close()
             if reply.type is MessageType.ERROR:
                 if cancel.is_set():
                     return TaskOutcome("cancelled", last_result, "cancelled")
@@ -140,14 +160,26 @@ class StepRunner:
                 return TaskOutcome("cancelled", last_result, "cancelled")
             changed = self.isolation.run.commit(tree) if tree is not None else None
             changes = self._changes(tree, changed)
-            # A configured check is cheaper than a reviewer call: a failing one
-            # sends the step back without a review.
-            blocked, context = self._check(task, worker, attempt, last_result, cancel)
+            # The plan's check and the configured hooks are cheaper than a
+            # reviewer call: a failing one sends the step back without a review.
+            receipts.check = run_task_check(task, worker.agent.registry, attempt, actor=worker.name, bus=self.bus,
+                                            cancel=cancel)
+            blocked, context = (None, "") if receipts.check is not None and not receipts.check.passed \
+                else self._check(task, worker, attempt, last_result, cancel)
+            if receipts.check is not None and not receipts.check.passed:
+                self.bus.publish(receipts.event(worker.name, task, attempt, ""))
+                if cancel.is_set():
+                    return TaskOutcome("cancelled", last_result, "cancelled")
+                feedback = f"check: {receipts.check.receipt()}"
+                if attempt < MAX_ATTEMPTS:
+                    self._retry(worker, task, attempt + 1, feedback)
+                    message = feedback_message(receipts.check.feedback())
+                continue
             if blocked is not None:
                 feedback = f"hook: {blocked}"
             else:
                 reviewed = f"{last_result}\n\n[checks]\n{context}" if context else last_result
-                verdict = self._review(plan, task, attempt, reviewed, cancel, changes)
+                verdict = self._review(plan, task, attempt, reviewed, cancel, changes, receipts)
                 if verdict.type is MessageType.APPROVAL:
                     settled = self._merge(task, tree, changed, cancel)
                     if settled is None or settled.status in ("merged", "empty", "dropped"):
@@ -171,6 +203,8 @@ class StepRunner:
             if attempt < MAX_ATTEMPTS:
                 self._retry(worker, task, attempt + 1, feedback)
                 message = feedback_message(retry_message(feedback))
+        if feedback.startswith("check: "):
+            return TaskOutcome("failed", last_result, f"its check failed {MAX_ATTEMPTS} times; last: {feedback[7:]}")
         reason = f"rejected by review {MAX_ATTEMPTS} times; last feedback: {feedback}"
         return TaskOutcome("failed", last_result, reason)
 
@@ -231,13 +265,18 @@ class StepRunner:
         return self.isolation.settle(tree, task.description, cancel, result=result)
 
     def _review(self, plan: Plan, task: Task, attempt: int, result: str, cancel: threading.Event,
-                changes: str | None = None) -> AgentMessage:
+                changes: str | None = None, receipts: "Receipts | None" = None) -> AgentMessage:
         """Ask a reviewer with a fresh history; its history is cleared again
-        after the review whatever happened (P-5.6)."""
+        after the review whatever happened (P-5.6). It gets the receipts."""
         reviewer = self.reviewer(self.reviewer_name(plan, task.id))
         self.bus.publish(ReviewStarted(reviewer.name, task.id, attempt))
+        evidence = receipts.text(task) if receipts is not None else ""
+        if receipts is not None:
+            diff_chars = len(changes) if changes else 0
+            self.bus.publish(receipts.event(reviewer.name, task, attempt, reviewer.name, diff_chars))
         try:
-            verdict = reviewer.send(task_message(review_message(self.goal, task, result, changes)), cancel=cancel)
+            request = review_message(self.goal, task, result, changes, evidence)
+            verdict = reviewer.send(task_message(request), cancel=cancel)
             for repair in range(1, self.repairs + 1):
                 error = _unreadable(reviewer, verdict)
                 if error is None or cancel.is_set():

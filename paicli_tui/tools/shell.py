@@ -55,6 +55,17 @@ class ExecuteCommand(Tool):
     def preview(self, args: dict[str, Any]) -> str:
         return args["command"]
 
+    def run_check(self, command: str, cancel, timeout: float | None = None) -> CommandOutcome:
+        """A plan's check command, in this tool's folder and sandbox, with no
+        network: the person approved it with the plan, so no gate asks."""
+        if self.sandbox is not None and self.sandbox.refusal:
+            raise ToolError(self.sandbox.refusal)
+        sandbox = self.sandbox
+        wrap = (lambda argv: sandbox.wrap(argv, network=sandbox.network_default)) \
+            if sandbox is not None and sandbox.active else None
+        limit = min(float(timeout or self.default_timeout), MAX_TIMEOUT_S)
+        return run_command(command, self.workspace, limit, cancel, self.env_policy.build(), wrap)
+
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         requested = args.get("timeout", self.default_timeout)
         timeout = min(float(requested), MAX_TIMEOUT_S)

@@ -10,16 +10,18 @@ import asyncio
 import contextvars
 import gc
 import logging
+import threading
 import time
 from pathlib import Path
 from collections import deque
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from textual.app import App
 from textual.binding import Binding
 
 from paicli_tui.config.settings import remember
 from paicli_tui.session.shutdown import exit_code_for, signal_name
+from paicli_tui.session.starting import StartingSession
 from paicli_tui.policy.approval import ApprovalAnswer, Decision
 from paicli_tui.ui.bridge.approver import ApprovalPrompt, UiApprover, resolve
 from paicli_tui.ui.bridge.conflict_resolver import ConflictPrompt, UiConflictResolver
@@ -37,6 +39,19 @@ log = logging.getLogger(__name__)
 FRAME_SECONDS = 1 / 30
 #: Seconds the first Ctrl+C (with nothing running) stays armed.
 QUIT_WINDOW_SECONDS = 2.0
+
+
+def warm_first_use() -> None:
+    """Import every screen's module in the idle time after start-up (off the
+    UI thread, which only waits if it asks for one at that moment): F1
+    reads every screen's keys, and /memory, /mcp, the palette's commands
+    would otherwise pay their imports on the first key."""
+    from paicli_tui.ui.help.key_table import import_ui_modules
+
+    try:
+        import_ui_modules()
+    except Exception:  # noqa: BLE001 - only a warm-up: the first use imports (and reports) it again
+        log.debug("warming the screens failed", exc_info=True)
 
 
 class PaicliApp(App[None]):
@@ -71,8 +86,10 @@ class PaicliApp(App[None]):
         theme: str | None = None,
         remember_theme: bool = True,
         plan: "Plan | None" = None,
+        earlier: "Sequence[tuple[str, str]]" = (),
     ) -> None:
-        """``plan``: a plan (from ``--plan-file``) to start once the app is up."""
+        """``plan``: a plan (from ``--plan-file``) to start once the app is up;
+        ``earlier``: a continued conversation's turns, shown first."""
         super().__init__()
         self.session = session
         self.approver = approver or UiApprover()
@@ -80,9 +97,7 @@ class PaicliApp(App[None]):
         # A merge conflict waits for the person on the run screen; a replayed
         # session has no isolation to resolve.
         self.conflicts = UiConflictResolver(self.pump)
-        if session.isolation is not None:
-            session.isolation.resolver = self.conflicts
-        self._unsubscribe = session.bus.subscribe(self.pump.put)
+        self._unsubscribe = self._listen_to(session)
         self._wanted_theme = theme or session.settings.theme or DEFAULT_DARK
         self._remember_theme = remember_theme
         self._remembered_theme = ""
@@ -97,8 +112,55 @@ class PaicliApp(App[None]):
         self._frame_timer: Any = None
         self._ui_context: contextvars.Context | None = None
         self._last_frame = 0.0
-        self.main_screen = MainScreen(session, plan=plan)
+        #: Why the session could not start (the app then exits with 2).
+        self.start_error = ""
+        self.main_screen = MainScreen(session, plan=plan, earlier=earlier)
         self.run_screens = RunScreens(self)
+
+    def _listen_to(self, session: "SessionPort"):
+        if session.isolation is not None:
+            session.isolation.resolver = self.conflicts
+        return session.bus.subscribe(self.pump.put)
+
+    def start_session(self) -> None:
+        """After the main screen's first frame (it calls this): build the
+        real session in a thread (its imports, ledger, knowledge and MCP
+        servers take most of a second) while the screen already takes keys.
+        Started any earlier, the thread's imports share the interpreter with
+        the first frame and delay it."""
+        if not isinstance(self.session, StartingSession):
+            return
+        starting = self.session
+
+        def build() -> None:
+            try:
+                session = starting.start()
+            except Exception as exc:  # bad settings the loader let through: one line, exit 2
+                self._call_from_thread_or(lambda: self._session_failed(exc), None)
+                return
+            self._call_from_thread_or(lambda: self._adopt_session(session), session)
+            warm_first_use()
+
+        threading.Thread(target=build, name="paicli-session-start", daemon=True).start()
+
+    def _call_from_thread_or(self, callback, orphan: "SessionPort | None") -> None:
+        try:
+            self.call_from_thread(callback)
+        except RuntimeError:  # the app quit while the session started: nobody else will close it
+            if orphan is not None:
+                orphan.close(1.0)
+
+    def _adopt_session(self, session: "SessionPort") -> None:
+        starting, self.session = self.session, session
+        self._unsubscribe()
+        self._unsubscribe = self._listen_to(session)
+        if session.approval_mode != starting.approval_mode:  # Shift+Tab pressed while it started
+            session.approval_mode = starting.approval_mode
+        self.main_screen.session_ready(session)
+
+    def _session_failed(self, exc: Exception) -> None:
+        self.start_error = str(exc)
+        self.exit(return_code=2)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(VARIABLE_DEFAULTS)

@@ -16,11 +16,11 @@ import stat
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, ContextManager
+from typing import Callable, ContextManager, Mapping
 
 from paicli_tui.events import RunApplied
 from paicli_tui.workspace.git import Git
-from paicli_tui.workspace.merge import OURS, ConflictFile, merge, resolve
+from paicli_tui.workspace.merge import OURS, THEIRS, ConflictFile, MergeOutcome, merge, resolve
 from paicli_tui.workspace.run import IsolatedRun
 from paicli_tui.workspace.snapshot import snapshot, tree_of
 
@@ -29,6 +29,10 @@ APPLY_MODES = ("tree", "branch", "none")
 #: whose merge changes them; the context checkpoints them (the session
 #: passes its checkpoint recorder's).
 Recording = Callable[[list[str], str], ContextManager]
+#: Asked once about the files the person edited during the run that the
+#: run's result conflicts with: per path "ours" (the person's), "theirs"
+#: (the run's) or the file's new bytes. A path left out keeps the person's.
+Decide = Callable[[MergeOutcome], Mapping[str, str | bytes | None]]
 
 
 @dataclass(frozen=True)
@@ -39,11 +43,14 @@ class ApplyReport:
     removed: tuple[str, ...] = ()
     #: Files the person edited during the run that the run's change conflicted with: theirs was kept.
     kept: tuple[ConflictFile, ...] = ()
+    #: Such files settled otherwise: (path, "run" | "edited" | "both").
+    settled: tuple[tuple[str, str], ...] = ()
     branch: str = ""
     notes: tuple[str, ...] = field(default=())
 
 
-def apply_run(run: IsolatedRun, mode: str = "tree", *, recording: Recording | None = None) -> ApplyReport:
+def apply_run(run: IsolatedRun, mode: str = "tree", *, recording: Recording | None = None,
+              decide: Decide | None = None) -> ApplyReport:
     if mode not in APPLY_MODES:
         raise ValueError(f"unknown apply mode {mode!r}; expected one of: {', '.join(APPLY_MODES)}")
     final = run.head
@@ -56,7 +63,7 @@ def apply_run(run: IsolatedRun, mode: str = "tree", *, recording: Recording | No
     elif mode == "branch":
         report = _branch(run, final)
     else:
-        report = _tree(run, final, recording)
+        report = _tree(run, final, recording, decide)
     run._publish(RunApplied("isolation", run.run_id, report.mode, run.start, final,
                             report.written + report.removed, tuple(c.path for c in report.kept), report.branch))
     return report
@@ -69,23 +76,39 @@ def _branch(run: IsolatedRun, final: str) -> ApplyReport:
     return ApplyReport("branch", final, branch=branch)
 
 
-def _tree(run: IsolatedRun, final: str, recording: Recording | None) -> ApplyReport:
+def _tree(run: IsolatedRun, final: str, recording: Recording | None, decide: Decide | None) -> ApplyReport:
     repo = run.repo
     now = snapshot(repo, parent=run.start, message=f"paicli {run.run_id}: workspace at the end")
     edited = tree_of(repo, now) != tree_of(repo, run.start)
     steps = run.merges if run.merges and run.merges[-1][1] == final else [("run", final)]
-    previous, kept = tree_of(repo, now), ()
+    conflicts: tuple[ConflictFile, ...] = ()
+    choices: dict[str, str | bytes | None] = {}
+    if edited:
+        # Asked once, on the whole result; each merge step below reuses the answer.
+        last = merge(repo, now, final, ours_label="workspace", theirs_label="run")
+        conflicts = last.conflicts
+        if conflicts and decide is not None:
+            choices = dict(decide(last))
+    previous = tree_of(repo, now)
     written: list[str] = []
     removed: list[str] = []
     for task_id, merge_commit in steps:
         target = tree_of(repo, merge_commit)
         if edited:
             outcome = merge(repo, now, merge_commit, ours_label="workspace", theirs_label="run")
-            kept = outcome.conflicts
-            target = resolve(repo, outcome, {path: OURS for path in outcome.paths}) if kept else outcome.tree
+            target = resolve(repo, outcome, {p: choices.get(p, OURS) for p in outcome.paths}) \
+                if outcome.conflicts else outcome.tree
         _write_step(run, previous, target, task_id, recording, written, removed)
         previous = target
-    return ApplyReport("tree", final, tuple(dict.fromkeys(written)), tuple(dict.fromkeys(removed)), kept)
+    kept = tuple(c for c in conflicts if choices.get(c.path, OURS) == OURS)
+    settled = tuple((c.path, _how(c, choices[c.path])) for c in conflicts if choices.get(c.path, OURS) != OURS)
+    return ApplyReport("tree", final, tuple(dict.fromkeys(written)), tuple(dict.fromkeys(removed)), kept, settled)
+
+
+def _how(conflict: ConflictFile, choice: str | bytes | None) -> str:
+    if choice == THEIRS or choice is None:
+        return "run"
+    return "both" if conflict.marked and choice == conflict.marked.encode() else "edited"
 
 
 def _write_step(run: IsolatedRun, old: str, new: str, task_id: str, recording: Recording | None,

@@ -20,16 +20,25 @@ ON_CONFLICT = ("rerun", "drop", "fail")
 RERUNS = 1
 
 
+#: Where a conflict arose: merging a task into the run's integration state,
+#: or applying the run's result onto a workspace the person edited meanwhile.
+MERGE, APPLY = "merge", "apply"
+
+
 @dataclass(frozen=True)
 class Conflict:
-    """What the person decides on: the task, the attempt and the files."""
+    """What the person decides on: the task, the attempt and the files. At
+    ``APPLY`` there is no attempt; "ours" is the person's file, "theirs" the
+    run's, and only per-file decisions make sense (anything else keeps the
+    person's files)."""
 
     task_id: str
     description: str
-    attempt: Attempt
+    attempt: Attempt | None
     outcome: MergeOutcome
     #: Reruns this task has had for a conflict so far.
     reruns: int = 0
+    stage: str = MERGE
 
     def feedback(self) -> str:
         """The conflict as the re-run's instruction."""
@@ -57,7 +66,9 @@ class ConflictResolver(Protocol):
 
 
 class HeadlessResolver:
-    """``--on-conflict``: rerun (once, then fail), drop or fail; never waits."""
+    """``--on-conflict``: rerun (once, then fail), drop or fail; never waits.
+    At the apply there is nothing to re-run: the person's files are kept,
+    whatever was chosen, and the run's outcome names them."""
 
     def __init__(self, on_conflict: str = "rerun") -> None:
         if on_conflict not in ON_CONFLICT:
@@ -65,6 +76,8 @@ class HeadlessResolver:
         self.on_conflict = on_conflict
 
     def decide(self, conflict: Conflict, cancel: threading.Event) -> Decision:
+        if conflict.stage == APPLY:
+            return Decision("drop")
         if self.on_conflict == "rerun" and conflict.reruns >= RERUNS:
             return Decision("fail")
         return Decision(self.on_conflict)

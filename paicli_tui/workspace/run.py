@@ -19,11 +19,11 @@ from paicli_tui.events import (
     ConflictDecided, EventBus, IsolationSwept, MergeConflict, TaskBase, TaskCommitted, TaskMerged, WorkspaceSnapshot,
 )
 from paicli_tui.workspace.diffs import DIFF_LIMIT, FileChange, diff_text, numstat
-from paicli_tui.workspace.git import require_version
+from paicli_tui.workspace.git import GitError, require_version
 from paicli_tui.workspace.merge import MergeOutcome, merge, resolve
 from paicli_tui.workspace.shadow import ShadowRepo
 from paicli_tui.workspace.snapshot import snapshot
-from paicli_tui.workspace.trees import TaskTrees, sweep
+from paicli_tui.workspace.trees import TaskTrees, sweep, sweep_pool
 
 
 @dataclass(frozen=True)
@@ -67,34 +67,65 @@ class IsolatedRun:
         self.merges: list[tuple[str, str]] = []
         self._merge_lock = threading.Lock()
         self._count_lock = threading.Lock()
+        #: The integration head and its tree, kept here (only this run moves
+        #: the ref) so an attempt or a merge needs no git call to read them.
+        self._head = (start, "")
+        #: Each committed attempt's tree, so a merge into its own base needs no merge at all.
+        self._trees: dict[str, str] = {}
 
     @classmethod
     def begin_run(cls, workspace: Path, run_id: str, root: Path, *, bus: EventBus | None = None,
                   trees: TaskTrees | None = None, warm: list[str] | None = None) -> "IsolatedRun":
         """Snapshot ``workspace`` into the shadow repository in ``root`` and
-        start the run's refs. ``trees`` are a session's trees kept from an
-        earlier run (recycled, not made again); ``warm`` names slots whose
-        trees are made in the background now. Raises IsolationUnavailable
-        without a usable git."""
+        start the run's refs. ``trees`` (leased from the workspace's warm
+        pool, perhaps readied while the run was planned) default to a new
+        lease of the pool; ``warm`` names slots whose trees are readied at the start state in
+        the background now. Raises IsolationUnavailable without a usable git."""
         require_version()
-        repo = ShadowRepo.open(workspace, root)
-        removed = sweep(repo, root / "trees") if trees is None else []
+        repo = trees.repo if trees is not None else ShadowRepo.open(workspace, root)
+        removed = sweep(repo, root / "trees") + sweep_pool(repo, root / "pool")
         if removed and bus is not None:
             bus.publish(IsolationSwept("isolation", len(removed)))
         start = snapshot(repo, message=f"paicli {run_id}: start state")
         repo.update_ref(f"refs/paicli/{run_id}/start", start)
         repo.update_ref(f"refs/paicli/{run_id}/integration", start)
-        run = cls(repo, run_id, start, trees or TaskTrees(repo, root / "trees"), bus, len(removed))
+        run = cls(repo, run_id, start, trees or TaskTrees(repo, root / "pool"), bus, len(removed))
         if warm:
             run.trees.warm(warm, start)
         run._publish(WorkspaceSnapshot("isolation", run_id, start, repo.person_head() or "", repo.kind))
         return run
 
+    @classmethod
+    def resume_run(cls, workspace: Path, run_id: str, root: Path, *, start: str, head: str,
+                   merges: list[tuple[str, str]], attempts: Mapping[str, int], bus: EventBus | None = None,
+                   ) -> "IsolatedRun":
+        """Go on with an interrupted run: its start state and the merges of
+        the work it keeps (``head``; work merged after it is thrown away).
+        ``attempts`` are the attempts each task used before, so the next one
+        gets the next number. Raises IsolationUnavailable without a usable
+        git, GitError when the shadow no longer holds the run's commits."""
+        require_version()
+        repo = ShadowRepo.open(workspace, root)
+        removed = sweep(repo, root / "trees")
+        for commit in (start, head):
+            if repo.resolve(commit) is None:
+                raise GitError(f"the shadow repository no longer holds commit {commit[:12]} of run {run_id}")
+        repo.update_ref(f"refs/paicli/{run_id}/integration", head)
+        run = cls(repo, run_id, start, TaskTrees(repo, root / "trees"), bus, len(removed))
+        run.merges = list(merges)
+        run._attempts = dict(attempts)
+        return run
+
     @property
     def head(self) -> str:
-        head = self.repo.resolve(self.integration_ref)
-        assert head is not None, "the integration ref is made when the run begins"
-        return head
+        return self._head[0]
+
+    def _head_tree(self) -> str:
+        head, tree = self._head
+        if not tree:
+            tree = self.repo.git().run("rev-parse", f"{head}^{{tree}}")
+            self._head = (head, tree)
+        return tree
 
     # --- attempts -------------------------------------------------------------------
 
@@ -103,16 +134,17 @@ class IsolatedRun:
         integration head: a retry never sees its own rejected attempt."""
         with self._count_lock:
             number = self._attempts[task_id] = self._attempts.get(task_id, 0) + 1
-        base, base_tree = self.repo.git().run(
-            "rev-parse", f"{self.integration_ref}^{{commit}}", f"{self.integration_ref}^{{tree}}").split()
+        with self._merge_lock:
+            base, base_tree = self.head, self._head_tree()
         path = self.trees.checkout(slot, base)
         self._publish(TaskBase(slot, task_id, number, base))
         return Attempt(task_id, number, base, path, slot, base_tree)
 
     def commit(self, attempt: Attempt) -> str:
         """Keep what the attempt changed as a commit on its own ref."""
-        result = self.trees.commit(attempt.path, attempt.base, f"paicli {self.run_id}: {attempt.task_id} "
-                                   f"attempt {attempt.number}", base_tree=attempt.base_tree)
+        result, tree = self.trees.commit(attempt.path, attempt.base, f"paicli {self.run_id}: {attempt.task_id} "
+                                         f"attempt {attempt.number}", base_tree=attempt.base_tree)
+        self._trees[result] = tree
         self.repo.update_ref(f"refs/paicli/{self.run_id}/task/{attempt.task_id}/{attempt.number}", result)
         changes = self.changes(attempt.base, result)
         self._publish(TaskCommitted(attempt.slot, attempt.task_id, attempt.number, attempt.base, result, len(changes),
@@ -133,6 +165,9 @@ class IsolatedRun:
             into = self.head
             if result == attempt.base:
                 return MergeResult("empty", into, result)
+            if into == attempt.base and result in self._trees:
+                # Nothing merged since the attempt began: its tree is the merge.
+                return self._record(attempt, into, result, self._trees[result], resolved=False)
             outcome = merge(self.repo, into, result, theirs_label=attempt.task_id)
             if not outcome.clean:
                 self._publish(MergeConflict(attempt.slot, attempt.task_id, attempt.number, into, result,
@@ -166,6 +201,7 @@ class IsolatedRun:
         merge_commit = self.repo.git().run(
             "commit-tree", tree, "-p", into, "-p", result, "-m", f"paicli {self.run_id}: merge {attempt.task_id}")
         self.repo.update_ref(self.integration_ref, merge_commit, into)
+        self._head = (merge_commit, tree)
         self.merges.append((attempt.task_id, merge_commit))
         self._publish(TaskMerged(attempt.slot, attempt.task_id, attempt.number, into, result, merge_commit, resolved))
         return MergeResult("merged", into, result, merge_commit)

@@ -22,6 +22,8 @@ DEFAULT_EXCLUDES = (".git/", ".venv/", "venv/", "node_modules/", ".paicli/")
 #: Caches a task's commands leave behind (running Python or pytest in a task
 #: tree writes them); never merged back, in any workspace. A file already
 #: tracked by the person stays tracked: excludes only hide untracked files.
+#: In the shadow's root: the workspace's path.
+WORKSPACE_FILE = "workspace"
 CACHE_EXCLUDES = ("__pycache__/", "*.pyc", ".pytest_cache/", ".mypy_cache/", ".ruff_cache/")
 
 
@@ -66,6 +68,8 @@ class ShadowRepo:
             Git(cwd=git_dir.parent).run("init", "-q", "--bare", str(git_dir))
         repo = cls(workspace, git_dir, person)
         repo._configure()
+        # Which workspace this is for: its trees are removed once it is gone.
+        (root / WORKSPACE_FILE).write_text(str(workspace))
         return repo
 
     @property

@@ -1,27 +1,36 @@
-"""Task trees: worktrees of the shadow repository, one per parallel slot,
-recycled from task to task.
+"""Task trees: worktrees of the shadow repository, kept warm in a pool per
+workspace across runs and recycled from task to task.
 
-A cold checkout of 5,000 files costs 0.5–5 s on this machine's disk (the
-cost is writing the files; no git flag helps), while moving a warm tree to a
-new base (``checkout -f`` + ``clean -ffdx``) costs about 55 ms. So a slot's
-tree is made once, recycled for every task and retry it runs, and removed
-when the run's trees are closed; a tree a crashed process left is removed
-by ``sweep`` at the next start. ``owner.json`` names the process that owns a
-set of trees."""
+A cold checkout of 5,000 files costs 2–7 s on this machine's disk (the cost
+is writing the files; no git flag helps), while moving a warm tree to a new
+base (``checkout -f`` + ``clean -ffdx``) costs 50–100 ms. So the trees stay
+in ``<root>/pool/tree-<n>`` when a run ends and the next run of the same
+workspace leases them again. A lease is an ``flock`` on ``tree-<n>.lock``:
+the kernel drops it when its process dies, so a crashed run's trees simply
+become free again — nothing to sweep but what is over the pool's size.
+
+``warm`` readies the trees a run will need in the background (recycled to
+the run's start, or made cold when the pool has none), so the first task on
+a slot usually finds its tree at its base and pays no git call at all."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import re
 import shutil
 import threading
-import uuid
 from pathlib import Path
 
-from paicli_tui.workspace.git import Git
+from paicli_tui.workspace.git import Git, GitError
 from paicli_tui.workspace.shadow import ShadowRepo
 
 OWNER_FILE = "owner.json"
+#: Trees kept warm per workspace when their runs end; more are made while a
+#: run needs them and removed when it ends.
+POOL_SIZE = 4
+_TREE = re.compile(r"tree-(\d+)")
 
 
 def process_start(pid: int) -> str:
@@ -34,16 +43,45 @@ def process_start(pid: int) -> str:
     return stat.rsplit(")", 1)[1].split()[19]
 
 
-class TaskTrees:
-    """The task trees of one owner (a session or a run) under ``root``."""
+class _Lease:
+    """One pool tree held by this process until ``release``."""
 
-    def __init__(self, repo: ShadowRepo, root: Path) -> None:
+    def __init__(self, path: Path, handle: int) -> None:
+        self.path = path
+        self.handle = handle
+        #: The commit the tree holds clean (nothing run in it since), or "".
+        self.ready = ""
+
+    def release(self) -> None:
+        os.close(self.handle)
+
+
+def _try_lease(path: Path) -> _Lease | None:
+    handle = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(handle)
+        return None
+    return _Lease(path, handle)
+
+
+def _index(path: Path) -> int:
+    found = _TREE.fullmatch(path.name)
+    return int(found.group(1)) if found else -1
+
+
+class TaskTrees:
+    """The trees one run leases from the workspace's pool in ``root``,
+    one per slot."""
+
+    def __init__(self, repo: ShadowRepo, root: Path, keep: int = POOL_SIZE) -> None:
         self.repo = repo
-        self.root = root / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self.root = root
+        self.keep = keep
         self.root.mkdir(parents=True, exist_ok=True)
-        owner = {"pid": os.getpid(), "start": process_start(os.getpid())}
-        (self.root / OWNER_FILE).write_text(json.dumps(owner))
-        self._trees: dict[str, Path] = {}
+        self._leases: dict[str, _Lease] = {}
+        self._closed = False
         self._slot_locks: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
 
@@ -51,78 +89,162 @@ class TaskTrees:
         """The slot's tree holding exactly ``commit``: nothing of what ran in
         it before survives, untracked and ignored files included."""
         with self._slot_lock(slot):
-            with self._lock:
-                path = self._trees.get(slot)
-            if path is None or not (path / ".git").exists():
-                return self._create(slot, commit)
-            tree = Git(cwd=path)
-            tree.run("checkout", "-q", "-f", "--detach", commit)
-            tree.run("clean", "-q", "-ffdx")
-            return path
+            lease = self._lease(slot)
+            # Not ready from here on, also when the recycle fails half-way.
+            was_ready, lease.ready = lease.ready, ""
+            if was_ready != commit:
+                self._recycle(lease, commit, clean=not was_ready)
+            return lease.path
+
+    def is_ready(self, slot: str) -> bool:
+        """Whether the slot's tree is readied and waits, unused, for a task."""
+        with self._lock:
+            lease = self._leases.get(slot)
+            return lease is not None and bool(lease.ready)
 
     def warm(self, slots: list[str], commit: str) -> threading.Thread:
-        """Make the slots' trees in the background (a cold checkout is the
-        slow part), so a task that later takes one only recycles it."""
+        """Ready the slots' trees at ``commit`` in the background, so a task
+        that later takes one finds it there. A slot whose tree a task has
+        taken is left alone (the task may be working in it)."""
         def make() -> None:
             for slot in slots:
                 try:
-                    self._ensure(slot, commit)
+                    with self._slot_lock(slot):
+                        with self._lock:
+                            taken = slot in self._leases and not self._leases[slot].ready
+                        if taken:
+                            continue
+                        lease = self._lease(slot)
+                        was_ready, lease.ready = lease.ready, ""
+                        if was_ready != commit:
+                            self._recycle(lease, commit, clean=not was_ready)
+                        lease.ready = commit
                 except Exception:  # noqa: BLE001 — the task's own checkout retries and reports it
                     return
         thread = threading.Thread(target=make, name="paicli-warm-trees", daemon=True)
         thread.start()
         return thread
 
-    def _ensure(self, slot: str, commit: str) -> None:
-        """Make the slot's tree unless it exists; never recycle it (a task
-        that took the slot meanwhile may be working in it)."""
-        with self._slot_lock(slot):
-            with self._lock:
-                path = self._trees.get(slot)
-            if path is None or not (path / ".git").exists():
-                self._create(slot, commit)
-
     def _slot_lock(self, slot: str) -> threading.Lock:
         with self._lock:
             return self._slot_locks.setdefault(slot, threading.Lock())
 
-    def _create(self, slot: str, commit: str) -> Path:
-        path = self.root / _safe(slot)
+    def _lease(self, slot: str) -> _Lease:
+        """The slot's tree: its own, a free one from the pool, or a new one."""
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the run's task trees are closed")
+            lease = self._leases.get(slot)
+            if lease is not None:
+                return lease
+            held = {_index(held.path) for held in self._leases.values()}
+            pool = sorted((p for p in self.root.iterdir() if _index(p) >= 0 and p.is_dir()), key=_index)
+            lease = None
+            for path in pool:
+                if _index(path) in held:
+                    continue
+                lease = _try_lease(path)
+                if lease is not None:
+                    break
+            else:
+                # A number no tree has; another process may be making it at
+                # this moment, then the next one.
+                taken = held | {_index(p) for p in pool}
+                number = -1
+                while lease is None:
+                    number = next(n for n in range(number + 1, number + len(taken) + 2) if n not in taken)
+                    lease = _try_lease(self.root / f"tree-{number}")
+            self._leases[slot] = lease
+            return lease
+
+    def _recycle(self, lease: _Lease, commit: str, *, clean: bool) -> None:
+        if (lease.path / ".git").is_file():
+            tree = Git(cwd=lease.path)
+            try:
+                tree.run("checkout", "-q", "-f", "--detach", commit)
+                if clean:
+                    tree.run("clean", "-q", "-ffdx")
+                return
+            except GitError:
+                pass  # a tree broken by a crash or by hand: made again below
+        self._create(lease.path, commit)
+
+    def _create(self, path: Path, commit: str) -> None:
         if path.exists():
             shutil.rmtree(path)
         with self.repo.lock:
+            self.repo.git().run("worktree", "prune")
             self.repo.git().run("worktree", "add", "-q", "--detach", str(path), commit)
-        with self._lock:
-            self._trees[slot] = path
-        return path
 
-    def commit(self, path: Path, base: str, message: str, *, base_tree: str = "") -> str:
+    def commit(self, path: Path, base: str, message: str, *, base_tree: str = "") -> tuple[str, str]:
         """A commit of the tree's files as they are now, with ``base`` as its
-        only parent; ``base`` itself when nothing changed. Built from the files
-        whatever the agent did with git inside the tree, so a commit or a
-        checkout of its own cannot change what is merged."""
+        only parent, and its tree; ``base`` itself when nothing changed. Built
+        from the files whatever the agent did with git inside the tree, so a
+        commit or a checkout of its own cannot change what is merged."""
         tree_git = Git(cwd=path)
         tree_git.run("add", "-A", ".")
         tree = tree_git.run("write-tree")
         if tree == (base_tree or self.repo.git().run("rev-parse", f"{base}^{{tree}}")):
-            return base
-        return self.repo.git().run("commit-tree", tree, "-p", base, "-m", message)
+            return base, tree
+        return self.repo.git().run("commit-tree", tree, "-p", base, "-m", message), tree
 
     def close(self) -> None:
-        """Remove every tree and the owner's directory."""
-        shutil.rmtree(self.root, ignore_errors=True)
-        with self.repo.lock:
-            self.repo.git().run("worktree", "prune")
+        """Give the trees back to the pool; remove those over its size."""
         with self._lock:
-            self._trees.clear()
+            self._closed = True
+            leases = list(self._leases.values())
+            self._leases.clear()
+        over = [lease.path for lease in leases if _index(lease.path) >= self.keep]
+        for path in over:
+            shutil.rmtree(path, ignore_errors=True)
+        for lease in leases:
+            if lease.path in over:
+                lease.path.with_name(lease.path.name + ".lock").unlink(missing_ok=True)
+            lease.release()
+        if over:
+            with self.repo.lock:
+                self.repo.git().run("worktree", "prune")
 
 
-def _safe(slot: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in slot) or "slot"
+def sweep_pool(repo: ShadowRepo, root: Path, keep: int = POOL_SIZE) -> list[Path]:
+    """Remove the pool's trees over its size that no live process holds (a
+    crashed run's extra trees); the warm ones are kept. Returns those removed."""
+    removed: list[Path] = []
+    if not root.is_dir():
+        return removed
+    for path in sorted(root.iterdir(), key=_index):
+        if _index(path) < keep or not path.is_dir():
+            continue
+        lease = _try_lease(path)
+        if lease is None:
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        path.with_name(path.name + ".lock").unlink(missing_ok=True)
+        lease.release()
+        removed.append(path)
+    if removed:
+        with repo.lock:
+            repo.git().run("worktree", "prune")
+    return removed
+
+
+def pool_in_use(root: Path) -> bool:
+    """Whether a live process holds one of the pool's trees."""
+    if not root.is_dir():
+        return False
+    for path in root.iterdir():
+        if _index(path) < 0 or not path.is_dir():
+            continue
+        lease = _try_lease(path)
+        if lease is None:
+            return True
+        lease.release()
+    return False
 
 
 def sweep(repo: ShadowRepo, root: Path) -> list[Path]:
-    """Remove the task trees whose owning process is gone; returns them."""
+    """Remove per-run tree sets (the layout before the pool) whose owning
+    process is gone; returns them."""
     removed: list[Path] = []
     if not root.is_dir():
         return removed

@@ -72,7 +72,7 @@ def two_writers(mode: str):
     def writes(text: str) -> list[Reply]:
         return [Reply(tool_calls=[("write_file", {"path": "src/calc.py", "content": CALC.replace("a + b", text)})]),
                 done(text) if mode == "team" else Reply(content=f"wrote {text}")]
-    plan = team_plan(("one", []), ("two", [])) if mode == "team" else task_plan(("one", []), ("two", []))
+    plan = team_plan(("one", []), ("two", [])) if mode == "team" else task_plan(("one", []), ("two", []), kind="FILE_WRITE")
     workers = ("worker-1", "worker-2") if mode == "team" else ("task_1", "task_2")
     return plan, workers, writes
 
@@ -106,7 +106,7 @@ def test_on_conflict_fail_exits_with_the_failure_code_and_verify_then_catches_a_
 
 def test_apply_branch_leaves_the_files_alone_and_makes_a_branch(tmp_path, paicli_home):
     workspace = make_git_workspace(tmp_path / "ws")
-    script = Script({"planner": [task_plan(("write", []))],
+    script = Script({"planner": [task_plan(("write", []), kind="FILE_WRITE")],
                      "task_1": [Reply(tool_calls=[("write_file", {"path": "new.txt", "content": "new\n"})]),
                             Reply(content="wrote it")]})
     with LoopbackServer(script) as server:
@@ -120,7 +120,7 @@ def test_apply_branch_leaves_the_files_alone_and_makes_a_branch(tmp_path, paicli
 
 def test_a_plain_directory_works_the_same(tmp_path, paicli_home):
     workspace = make_plain_workspace(tmp_path / "ws")
-    script = Script({"planner": [task_plan(("one", []), ("two", []), ("three", ["t1", "t2"]))],
+    script = Script({"planner": [task_plan(("one", []), ("two", []), ("three", ["t1", "t2"]), kind="FILE_WRITE")],
                      "task_1": [Reply(tool_calls=[("write_file", {"path": "a.txt", "content": "A"})]), Reply(content="a")],
                      "task_2": [Reply(tool_calls=[("write_file", {"path": "b.txt", "content": "B"})]), Reply(content="b")],
                      "task_3": [Reply(tool_calls=[("read_file", {"path": "a.txt"})]),
@@ -137,7 +137,7 @@ def test_a_plain_directory_works_the_same(tmp_path, paicli_home):
 
 def test_paicli_report_shows_each_tasks_files_lines_and_whether_it_was_merged(tmp_path, paicli_home):
     workspace = make_git_workspace(tmp_path / "ws")
-    script = Script({"planner": [task_plan(("write", []), ("nothing", []))],
+    script = Script({"planner": [task_plan(("write", []), ("nothing", []), kind="FILE_WRITE")],
                      "task_1": [Reply(tool_calls=[("write_file", {"path": "new.txt", "content": "a\nb\n"})]),
                                 Reply(content="wrote it")],
                      "task_2": [Reply(content="changed nothing")]})

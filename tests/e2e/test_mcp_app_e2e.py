@@ -10,6 +10,7 @@ from tests.support.cli import events, ledger_lines, paicli_env
 from tests.support.mcp_config import assert_all_gone, pids_in, stdio_table
 from tests.support.pty_app import PtyApp
 from tests.support.server import LoopbackServer
+from tests.support.timing import scaled
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(150)]
 WAIT = 60.0
@@ -18,7 +19,7 @@ WAIT = 60.0
 def test_mcp_screen_restarts_a_server_and_an_ask_mode_call_offers_a_tool_grant(workspace, paicli_home, tmp_path):
     pidfile = tmp_path / "pids"
     (paicli_home / "config.toml").write_text(
-        'approval_mode = "ask"\n[mcp]\nstartup_timeout = 40\n\n' + stdio_table("docs", "--pidfile", str(pidfile)),
+        'approval_mode = "ask"\n[mcp]\n' + f'startup_timeout = {round(scaled(40))}\n\n' + stdio_table("docs", "--pidfile", str(pidfile)),
         encoding="utf-8")
     script = Script({"react": [Reply(tool_calls=[("mcp__docs__echo", {"text": "hello"})]), Reply(content="echo done"),
                                Reply(tool_calls=[("mcp__docs__echo", {"text": "again"})]), Reply(content="no dialog")]})

@@ -19,7 +19,7 @@ from tests.support.server import LoopbackServer
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(150)]
 
 #: The machine may be busy: importing the SDK can take seconds.
-STARTUP = 'startup_timeout = 30\n'
+STARTUP = f'startup_timeout = {round(scaled(30))}\n'
 
 
 def calls(*pairs) -> Reply:
@@ -124,7 +124,7 @@ def test_servers_that_never_start_warn_once_each_and_the_rest_works(workspace, p
                   stdio_table("stuck", "--hang", "--pidfile", str(pidfile)),
                   http_table("gone", "http://127.0.0.1:9/mcp"))
         stuck_for = round(scaled(12))  # long enough for "good" to start on a loaded machine
-        text = (paicli_home / "config.toml").read_text().replace("startup_timeout = 30", f"startup_timeout = {stuck_for}")
+        text = (paicli_home / "config.toml").read_text().replace(STARTUP, f"startup_timeout = {stuck_for}\n")
         (paicli_home / "config.toml").write_text(text)
         started = time.monotonic()
         done = run(paicli_home, workspace, model, "use what works")

@@ -317,3 +317,47 @@ def test_tokens_of_a_streamed_reply_are_counted_with_the_servers_tokenizer(llama
         reported = model.chat(asked, agent="react", max_tokens=8, stream=False)
     assert streamed.usage.estimated and reported.usage_reported and not reported.usage.estimated
     assert abs(streamed.usage.prompt_tokens - reported.usage.prompt_tokens) <= 0.3 * reported.usage.prompt_tokens
+
+
+# -- the compact local profile ---------------------------------------------------
+
+
+def _worker_requests(workspace) -> dict[str, tuple[str, list[dict]]]:
+    """Each compact tool-loop role's prompt, its tool schemas (from the tools
+    a session registers), and its system message as union mode sends it."""
+    from types import SimpleNamespace
+
+    from paicli_tui.agent.registry import ToolRegistry
+    from paicli_tui.config.settings import Settings
+    from paicli_tui.knowledge.tools import knowledge_tools
+    from paicli_tui.llm.tool_union import tool_lines
+    from paicli_tui.prompting.assembler import TASK_TYPES, PromptAssembler
+    from paicli_tui.prompting.compact import compact_prompt, tool_view, tools_for
+
+    registry = ToolRegistry(workspace, Settings(provider="custom", base_url="http://127.0.0.1:9/v1"))
+    for tool in knowledge_tools(SimpleNamespace(workspace=workspace)):
+        registry.add_tool(tool)
+    assembler = PromptAssembler(workspace)
+    requests = {}
+    for role, kind in [("team-worker", None), *(("task", kind) for kind in TASK_TYPES)]:
+        offered = tool_view(tools_for(role, kind))(registry.schemas())
+        prompt = compact_prompt(assembler, role, task_type=kind)
+        requests[f"{role} {kind or ''}".strip()] = (prompt, offered, prompt + "\n\n" + tool_lines(offered))
+    return requests
+
+
+def test_every_compact_worker_request_is_within_its_bound_by_the_servers_own_count(llama, tmp_path):
+    from paicli_tui.llm.server_probe import count_tokens, describe_server
+    from paicli_tui.prompting.compact import WORKER_PROMPT_TOKENS, request_text
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    # A long PAI.md is cut to fit, not carried whole.
+    (workspace / "PAI.md").write_text("Use tabs, never spaces, in every Makefile of this project.\n" * 400)
+    info = describe_server(llama.base_url, "local")
+    # Sent as ``tools`` (the prompt and the schemas) or in union mode (the
+    # prompt with a line per tool; the schemas become the grammar).
+    counts = {name: (count_tokens(info, request_text(prompt, tools), timeout=60), count_tokens(info, union, timeout=60))
+              for name, (prompt, tools, union) in _worker_requests(workspace).items()}
+    assert len(counts) == 6
+    assert all(max(pair) <= WORKER_PROMPT_TOKENS for pair in counts.values()), counts

@@ -56,7 +56,7 @@ def test_team_run_replays_as_the_same_text_and_verifies(workspace, paicli_home):
 
     verify = _paicli(paicli_home, workspace, "verify", session)
     assert verify.returncode == 0, verify.stdout
-    assert verify.stdout.splitlines()[-1] == "ok: 15 rules hold"
+    assert verify.stdout.splitlines()[-1] == "ok: 18 rules hold"
 
 
 def test_parallel_team_run_replays_the_same_lines(workspace, paicli_home):
@@ -158,11 +158,11 @@ def test_verify_names_rule_and_line_of_a_tampered_ledger(workspace, paicli_home,
     broken = out.index(next(line for line in out if line.startswith("✗")))
     assert out[broken].split()[:2] == ["✗", "review-approval"]
     assert out[broken + 1] == f"    line {completed + 1}: step_2 COMPLETED without an approving review_verdict for attempt 1"
-    assert sum(line.startswith("✓ ") for line in out) == 14
-    assert out[-1] == "1 of 15 rules broken: 1 violation"
+    assert sum(line.startswith("✓ ") for line in out) == 17
+    assert out[-1] == "1 of 18 rules broken: 1 violation"
 
     as_json = json.loads(_paicli(paicli_home, workspace, "verify", "--json", str(tampered)).stdout)
-    assert not as_json["ok"] and len(as_json["rules"]) == 15
+    assert not as_json["ok"] and len(as_json["rules"]) == 18
     (failed,) = [rule for rule in as_json["rules"] if not rule["ok"]]
     assert failed["rule"] == "review-approval" and failed["violations"][0]["line"] == completed + 1
 

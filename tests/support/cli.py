@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from paicli_tui.records.ledger import read_ledger
+from tests.support.timing import scaled
 
 
 def paicli_env(home: Path, **extra: str) -> dict[str, str]:
@@ -34,7 +35,7 @@ def run_paicli(
         input=stdin if stdin is not None else "",
         capture_output=True,
         text=True,
-        timeout=timeout,
+        timeout=scaled(timeout),  # a loaded machine starts and runs paicli several times slower
         env=env or paicli_env(home),
     )
 

@@ -23,8 +23,10 @@ def team_plan(*steps: tuple[str, list[str]]) -> Reply:
     return Reply(content=json.dumps({"summary": "the plan", "steps": entries}))
 
 
-def task_plan(*tasks: tuple[str, list[str]]) -> Reply:
-    entries = [{"id": f"t{i}", "description": d, "type": "ANALYSIS", "dependencies": deps}
+def task_plan(*tasks: tuple[str, list[str]], kind: str = "ANALYSIS") -> Reply:
+    """A /plan plan; ``kind``: every task's type (which tools a task gets on a
+    local server: tests write files from their tasks)."""
+    entries = [{"id": f"t{i}", "description": d, "type": kind, "dependencies": deps}
                for i, (d, deps) in enumerate(tasks, 1)]
     return Reply(content=json.dumps({"summary": "the plan", "tasks": entries}))
 

@@ -89,7 +89,7 @@ class FakeSession:
     def _count_usage(self, event) -> None:
         if isinstance(event, ModelResponse):
             with self._lock:
-                self.usage = self.usage + Usage(event.prompt_tokens, event.completion_tokens, event.cached_tokens)
+                self.usage = self.usage + Usage.of_response(event)
 
     def set_model(self, model: str) -> str:
         self.model = self.model_label = model

@@ -68,3 +68,15 @@ async def test_hooks_without_any_says_how_to_add_one(app, session, tmp_path):
         await settle(pilot)
         (only,) = rows(app.screen)
     assert only.startswith("No hooks.") and "docs/hooks.md" in only
+
+
+async def test_hooks_leaves_the_command_typed_in_the_transcript_not_key_hints(app, session, tmp_path):
+    session.hooks = runner_for(tmp_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await submit(pilot, "/hooks")
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        text = transcript_text(app)
+    assert "/hooks" in text
+    assert "esc closes" not in text and "t trusts" not in text

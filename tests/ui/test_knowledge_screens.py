@@ -15,6 +15,7 @@ from paicli_tui.knowledge.memory.database import Database
 from paicli_tui.ui.app import PaicliApp
 from paicli_tui.ui.knowledge.graph_screen import GraphScreen
 from paicli_tui.ui.knowledge.graph_tree import GraphTree
+from paicli_tui.ui.conversation.transcript_entries import NoteLine
 from paicli_tui.ui.knowledge.index_screen import IndexScreen
 from paicli_tui.ui.knowledge.memory_screen import MemoryScreen
 from paicli_tui.ui.knowledge.search_screen import SearchScreen
@@ -146,7 +147,9 @@ async def test_index_shows_progress_and_the_result(tmp_path):
         assert app.screen.query_one(ProgressBar).percentage == 1.0
         await pilot.press("enter")
         await _until(pilot, type(app.main_screen))
+        notes = [str(line.render()) for line in app.main_screen.transcript.query(NoteLine)]
     assert knowledge.index_files() == 6
+    assert not any("esc stops" in note for note in notes)  # the command typed stays, not a key hint
 
 
 async def test_without_knowledge_the_commands_say_so(tmp_path):

@@ -73,3 +73,14 @@ async def test_the_screen_shows_before_its_facts(tmp_path, monkeypatch):
         assert screen.query_one("#memory-filter", Input).has_focus
         database_ready.set()
         await until(pilot, lambda: len(screen.facts) == 1, "the facts")
+
+
+async def test_one_letter_finds_the_facts_with_a_word_that_starts_with_it(tmp_path):
+    app = _app(tmp_path, "The currency module uses Decimal", "Deploys go through staging")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await submit(pilot, "/memory")
+        await until(pilot, lambda: isinstance(app.screen, MemoryScreen) and len(app.screen.facts) == 2, "the facts")
+        await pilot.press("c")
+        await until(pilot, lambda: [f.text for f in app.screen.facts] == ["The currency module uses Decimal"],
+                    "the one-letter prefix match")
+

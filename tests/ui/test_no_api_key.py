@@ -33,12 +33,41 @@ async def test_a_prompt_without_an_api_key_is_refused_at_once_with_the_fix(tmp_p
             await pilot.press("enter")
             await until(pilot, lambda: len(screen.transcript.query(NoteLine)) > before, "the refusal")
             await pilot.pause(0.2)
-            lines = [str(line.render()) for line in screen.transcript.query(NoteLine)][before:]
+            notes = [str(line.render()) for line in screen.transcript.query(NoteLine)]
+            lines = notes[before:]
             assert len(lines) == 1
-            assert "export DEEPSEEK_API_KEY" in lines[0] and "--demo" in lines[0] and lines[0].startswith("Not sent")
+            assert lines[0] == "Not sent: DEEPSEEK_API_KEY is not set (the fix is above)"
+            # The fix (the variable to export, or --demo) is written out once, not again with the refusal.
+            assert sum("export DEEPSEEK_API_KEY" in note and "--demo" in note for note in notes) == 1
             assert not session.busy and not screen.transcript.query(UserEntry)
             assert screen.prompt.text == "hello"
             assert not [e for e in seen if type(e).__name__.startswith("Model")]
+    finally:
+        session.close()
+
+
+async def test_after_clear_the_refusal_writes_the_fix_out_again(tmp_path, monkeypatch):
+    monkeypatch.delenv("DEEPSEEK_API_KEY", raising=False)
+    session = Session(Settings(provider="deepseek"), tmp_path)
+    app = PaicliApp(session, remember_theme=False)
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            screen = app.main_screen
+            await until(pilot, lambda: "DEEPSEEK_API_KEY is not set" in str(screen.transcript.query(NoteLine).last().render()),
+                        "the start-up warning")
+            screen.prompt.load_text("/clear")
+            await pilot.press("enter")
+            await until(pilot, lambda: not session.busy and not any(
+                "export DEEPSEEK_API_KEY" in str(line.render()) for line in screen.transcript.query(NoteLine)),
+                "the cleared transcript")
+            for _ in range(2):
+                screen.prompt.load_text("hello")
+                await pilot.press("enter")
+                await pilot.pause(0.2)
+            notes = [str(line.render()) for line in screen.transcript.query(NoteLine)]
+            refusals = [note for note in notes if note.startswith("Not sent")]
+            assert len(refusals) == 2 and "export DEEPSEEK_API_KEY" in refusals[0] and "--demo" in refusals[0]
+            assert refusals[1] == "Not sent: DEEPSEEK_API_KEY is not set (the fix is above)"
     finally:
         session.close()
 

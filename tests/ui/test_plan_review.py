@@ -36,6 +36,19 @@ async def test_collapsed_view_shows_goal_count_rounds_first_round_and_the_hints(
         assert "u undo" not in shown  # nothing to undo yet
 
 
+async def test_the_first_rounds_ids_types_and_descriptions_line_up_in_columns():
+    tasks = [{"id": str(n), "description": f"Job {n}", "type": kind}
+             for n, kind in enumerate(["FILE_READ", "ANALYSIS", "COMMAND"] * 4, start=1)]
+    app = HostApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await open_review(app, pilot, make_plan(tasks))
+        rows = [line for line in screen_text(app).splitlines() if line.lstrip().startswith("○ task_")]
+        assert len(rows) == 12
+        assert len({row.index("Job") for row in rows}) == 1  # the descriptions start in one column
+        assert len({row.index(kind) for row in rows for kind in ("FILE_READ", "ANALYSIS", "COMMAND") if kind in row}) == 1
+        assert "○ task_1  FILE_READ  Job 1" in rows[0] and "○ task_12 COMMAND    Job 12" in rows[-1]
+
+
 async def test_enter_runs_the_plan_as_reviewed():
     app = HostApp()
     async with app.run_test() as pilot:

@@ -283,3 +283,38 @@ async def test_enter_on_an_invalid_plan_in_the_collapsed_view_opens_the_graph_on
         assert screen.task_tree.cursor_task_id == "task_3"
         assert str(screen.query_one("#review-problems").render()).startswith("Cannot run: fix 1 problem first")
         assert list(app._notifications) == []
+
+
+async def test_c_edits_a_tasks_check_shown_under_it_and_the_run_gets_it():
+    app = HostApp()
+    async with app.run_test(size=(140, 30)) as pilot:
+        screen, decisions = await open_review(app, pilot)
+        screen.task_tree.select_task("task_2")
+        await pilot.pause()
+        assert "check:" not in screen_text(app)
+        await pilot.press("c")
+        assert app.screen.query_one(Input).value == ""
+        await type_text(pilot, app, "test -f files.txt")
+        await pilot.pause()
+        assert "check: test -f files.txt" in screen_text(app)
+        await pilot.press("c")
+        assert app.screen.query_one(Input).value == "test -f files.txt"
+        await type_text(pilot, app, "python -m pytest -q tests/test_files.py")
+        await pilot.press("enter")
+        plan = decisions[-1].plan
+        assert decisions[-1].action == "run"
+        assert plan.task("task_2").check == "python -m pytest -q tests/test_files.py"
+        assert plan.task("task_1").check == ""
+
+
+async def test_an_emptied_check_removes_it():
+    app = HostApp()
+    async with app.run_test(size=(140, 30)) as pilot:
+        screen, decisions = await open_review(app, pilot)
+        screen.task_tree.select_task("task_1")
+        await pilot.press("c")
+        await type_text(pilot, app, "true")
+        await pilot.press("c")
+        await type_text(pilot, app, "")
+        assert screen.state.task("task_1").check == ""
+        assert "check" not in screen.state.entries[0]

@@ -45,7 +45,7 @@ def order(screen) -> list[str]:
 
 #: Each edit key, and the key the "press it again" line names.
 EDIT_KEYS = {
-    "e": "e", "t": "t", "d": "d", "a": "a", "x": "x", "delete": "x",
+    "e": "e", "t": "t", "d": "d", "c": "c", "a": "a", "x": "x", "delete": "x",
     "K": "K", "shift+up": "K", "J": "J", "shift+down": "J",
 }
 
@@ -85,6 +85,7 @@ DIALOG_TITLES = {
     "e": (TextPrompt, "Description of task_2"),
     "t": (ChoicePicker, "Type of task_2"),
     "d": (ChoicePicker, "task_2 needs (☑) …"),
+    "c": (TextPrompt, "Check of task_2"),
     "a": (TextPrompt, "New task after task_2"),
     "x": (Confirm, "Delete task_2 “List the source files”?"),
     "delete": (Confirm, "Delete task_2 “List the source files”?"),

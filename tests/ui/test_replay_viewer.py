@@ -1,10 +1,14 @@
 """The UI replay is a read-only viewer: the editor takes nothing (one line
 says why, nothing is queued), the recorded requests are shown as the person
 typed them, no busy hint, and Ctrl+C twice quits even over the replayed run
-screen. A real team run recorded, then played into the real app."""
+screen. A recorded pause (the person reading the plan) is said with its
+length and Enter skips it; no mode badge, and the replayed run screen
+offers no cancel (Esc goes back, the replay plays on). A real team run
+recorded, then played into the real app."""
 
 from __future__ import annotations
 
+import json
 import threading
 
 import pytest
@@ -50,3 +54,66 @@ async def test_a_replay_shows_the_recorded_request_and_ctrl_c_twice_quits_over_t
         await pilot.pause(0.2)
         assert app.return_code is not None or not app.is_running
         player.join(timeout=5)
+
+
+def _with_review_pause(path, seconds: float):
+    """The same ledger as if the person had read the plan for ``seconds``
+    before approving it: every line after the plan moves that much later."""
+    return _with_pause_after(path, "plan_version", seconds)
+
+
+def _with_pause_after(path, event: str, seconds: float):
+    lines = path.read_text(encoding="utf-8").splitlines()
+    out, after_plan = [], False
+    for line in lines:
+        data = json.loads(line)
+        if after_plan and isinstance(data.get("ts"), (int, float)):
+            data["ts"] += seconds
+        after_plan = after_plan or data.get("event") == event
+        out.append(json.dumps(data))
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    return path
+
+
+async def test_a_recorded_plan_review_is_said_and_enter_skips_it(tmp_path):
+    path, _, _ = _live_team_run(tmp_path)
+    session = ReplaySession(_with_review_pause(path, 60.0))
+    app = PaicliApp(session, remember_theme=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        player = threading.Thread(target=session.play, args=(1.0,), daemon=True)
+        player.start()
+        said = "⏸ the person reviewed the plan for 60 s · Enter skips the wait"
+        await until(pilot, lambda: any(str(line.render()) == said for line in app.main_screen.transcript.query(NoteLine)),
+                    "the recorded review said")
+        await pilot.press("enter")
+        await until(pilot, lambda: session.finished.is_set(), "the rest of the replay, without the minute", seconds=20)
+        session.cancel()
+        player.join(timeout=5)
+
+
+async def test_a_replay_shows_no_mode_badge_and_its_run_screen_no_cancel(tmp_path):
+    from paicli_tui.ui.common.dialogs import Confirm
+
+    path, _, _ = _live_team_run(tmp_path)
+    session = ReplaySession(_with_pause_after(path, "dispatch", 60.0))  # the run stays on screen, playing
+    app = PaicliApp(session, remember_theme=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert not app.main_screen.query_one("#status-mode").display  # no AUTO: a replay has no mode
+        player = threading.Thread(target=session.play, args=(1.0,), daemon=True)
+        player.start()
+        try:
+            await until(pilot, lambda: isinstance(app.screen, RunScreen), "the run screen")
+            run = app.screen
+            await pilot.pause(0.2)
+            assert not run.model.finished
+            hints = str(run.query_one("#run-hints").render())
+            assert "cancel" not in hints and "[Esc] back" in hints
+            await pilot.press("c")
+            await pilot.pause(0.2)
+            assert not isinstance(app.screen, Confirm)
+            await pilot.press("escape")
+            await until(pilot, lambda: app.screen is app.main_screen, "back to the transcript")
+            assert not session.finished.is_set()  # it plays on
+        finally:
+            session.cancel()
+            player.join(timeout=5)

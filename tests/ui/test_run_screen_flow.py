@@ -193,3 +193,29 @@ async def test_c_cancels_the_selected_panes_task_and_a_question_about_an_ended_t
             future.result(timeout=scaled(10))
     finally:
         session.close()
+
+
+@pytest.mark.timeout(90)
+async def test_the_tree_shows_a_cursor_during_the_run_and_c_asks_about_the_task_under_it(tmp_path):
+    from paicli_tui.ui.common.dialogs import Confirm
+
+    app, session = demo_app(tmp_path, pace=0.03)
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            future, run = await run_reviewed(pilot, app, session, "/plan survey the project")
+            await until(pilot, lambda: run.model.tasks["task_1"].status == "RUNNING", "task_1 running")
+            tree = run.task_tree
+            assert tree.cursor_line == 0 and tree.cursor_task_id == "task_1"
+            # The cursor row is drawn apart from the others even before the tree has focus.
+            cursor_row, other_row = tree.render_line(0), tree.render_line(2)
+            assert {seg.style.bgcolor for seg in cursor_row if seg.text.strip()} != \
+                {seg.style.bgcolor for seg in other_row if seg.text.strip()}
+            tree.focus()
+            await pilot.press("c")
+            await until(pilot, lambda: isinstance(app.screen, Confirm), "the confirmation")
+            assert run._cancel_confirm[0] == "task_1"
+            await pilot.press("n")
+            await until(pilot, lambda: run.model.finished, "the end of the run", seconds=60)
+            future.result(timeout=scaled(10))
+    finally:
+        session.close()

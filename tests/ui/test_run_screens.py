@@ -96,7 +96,7 @@ async def test_the_summary_reaches_the_transcript_and_q_returns_to_the_main_scre
         await pilot.press("q")
         await pilot.pause()
         assert isinstance(app.screen, MainScreen)
-        assert "run COMPLETED: Plan COMPLETED: 3 steps\n✅ step_1: Read the README" in transcript_text(app)
+        assert "run COMPLETED: 3 steps\n✅ step_1: Read the README" in transcript_text(app)
 
 
 async def test_the_next_run_replaces_a_finished_run_screen_left_open(app, session):

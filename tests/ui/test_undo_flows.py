@@ -32,7 +32,7 @@ B = b"def b():\n    return 1\n"
 
 def two_edits() -> Script:
     return Script({
-        "planner": [task_plan(("edit a.txt", []), ("edit src/b.py", []))],
+        "planner": [task_plan(("edit a.txt", []), ("edit src/b.py", []), kind="FILE_WRITE")],
         "task_1": [Reply(tool_calls=[("edit_file", {"path": "a.txt", "old_string": "beta", "new_string": "BETA"})]),
                    Reply(content="a edited")],
         "task_2": [Reply(tool_calls=[("edit_file", {"path": "src/b.py", "old_string": "1", "new_string": "2"})]),

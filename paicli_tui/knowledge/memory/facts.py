@@ -115,12 +115,13 @@ class MemoryStore:
 
     def search(self, query: str, limit: int = 5) -> list[Fact]:
         """Facts with a word that starts with a word of ``query`` ("curr"
-        finds "currency"), best BM25 first; when the stemmed index finds
+        finds "currency", and so does "c": a search box searches as it is
+        typed), best BM25 first; when the stemmed index finds
         none, facts containing every term as plain text ("runn" finds
         "running", which the index stores as "run"), newest first. Stop
         words alone match nothing: "what is it" is not a question about
         anything."""
-        terms = query_terms(query)
+        terms = query_terms(query, keep_letters=True)  # as typed: "c" is the start of "current"
         if not terms or not self.db.exists():
             return []
         connection = self.db.connection()

@@ -28,16 +28,18 @@ def split_identifier(word: str) -> tuple[str, ...]:
     return tuple(part.lower() for part in _CAMEL.findall(word))
 
 
-def query_terms(text: str, *, keep_stop_words: bool = False, noise: frozenset[str] = frozenset()) -> list[str]:
+def query_terms(text: str, *, keep_stop_words: bool = False, noise: frozenset[str] = frozenset(),
+                keep_letters: bool = False) -> list[str]:
     """The distinct lower-case search terms of ``text``, in order: each word,
-    and the parts of a camelCase word."""
+    and the parts of a camelCase word. Single letters count only with
+    ``keep_letters`` (a prefix search, where "c" is the start of a word)."""
     seen: dict[str, None] = {}
     for word in _WORD.findall(text):
         parts = [word.lower()]
         if word.isascii() and not word.islower() and not word.isupper():
             parts += split_identifier(word)
         for part in parts:
-            if len(part) > 1 or part.isdigit():
+            if len(part) > 1 or part.isdigit() or keep_letters:
                 seen.setdefault(part, None)
     terms = list(seen)
     if keep_stop_words:

@@ -42,6 +42,8 @@ class CommandRunner:
                 screen.app.push_screen(PermissionsScreen(screen.session))
             case "/undo":
                 await self._open_undo()
+            case "/resume":
+                await self._open_resume()
             case "/skills":
                 await self._open_skills()
             case "/mcp":
@@ -60,6 +62,33 @@ class CommandRunner:
                 screen.app.exit()
             case _:
                 await t.add_line(f"unknown command {command.name}: /help lists the commands", "error")
+
+    async def _open_resume(self) -> None:
+        from paicli_tui.records.resumable import resumable_runs
+        from paicli_tui.session.port import ResumeRun
+        from paicli_tui.ui.resume.picker import ResumePicker
+
+        screen = self.screen
+        if screen.session.is_replay:
+            await screen.transcript.add_line("a replay cannot resume a run", "warning")
+            return
+        if screen.session.busy:
+            await screen.transcript.add_line("a run is going: /resume once it ends (Esc cancels it)", "warning")
+            return
+        runs = resumable_runs(screen.session.workspace, own=screen.session.session_id)
+        if not runs:
+            await screen.transcript.add_line("no interrupted /plan or /team run of this workspace to resume", "info")
+            return
+
+        async def chosen(choice) -> None:
+            if choice is None:
+                return
+            how, state = choice
+            await screen.transcript.add_line(f"resuming the /{state.kind} run of session {state.session} "
+                                             f"({state.progress}; stopped: {state.stopped})", "info")
+            await screen._start_job(lambda: screen.session.submit(ResumeRun(state, edit=how == "edit")))
+
+        screen.app.push_screen(ResumePicker(runs), chosen)
 
     async def _open_undo(self) -> None:
         from paicli_tui.ui.undo.undo_screen import UndoScreen
@@ -94,7 +123,6 @@ class CommandRunner:
         else:
             from paicli_tui.ui.hooks.hooks_screen import HooksScreen
 
-            await screen.transcript.add_line("hooks: t trusts the workspace's · esc closes", "muted")
             screen.app.push_screen(HooksScreen(runner))
 
     async def _set_mode(self, name: str) -> None:

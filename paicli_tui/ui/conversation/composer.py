@@ -5,6 +5,7 @@ the two; ``prompt_editor.py`` says what they do."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -23,12 +24,12 @@ class Composer(Vertical):
     """
 
     def __init__(self, argument_choices: ArgumentChoices, workspace: Path, *, placeholder: str = "",
-                 editor_id: str = "prompt", **kwargs) -> None:
+                 resources: Callable[[], list[str]] | None = None, editor_id: str = "prompt", **kwargs) -> None:
         super().__init__(**kwargs)
         self.menu = CompletionMenu(id="completion-menu")
         self.editor = PromptEditor(
             argument_choices, menu=self.menu, history=PromptHistory.for_workspace(workspace),
-            files=WorkspaceFileIndex(Path(workspace)), placeholder=placeholder, id=editor_id,
+            files=WorkspaceFileIndex(Path(workspace)), resources=resources, placeholder=placeholder, id=editor_id,
         )
 
     def compose(self) -> ComposeResult:

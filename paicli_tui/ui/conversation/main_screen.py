@@ -16,7 +16,7 @@ input. The transcript's scroll keys also work from the input.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 from textual import events
 from textual.actions import SkipAction
@@ -30,6 +30,7 @@ from paicli_tui.config.settings import MODES
 from paicli_tui.llm.types import Usage
 from paicli_tui.plan.model import id_prefix_of
 from paicli_tui.present.figures import session_price
+from paicli_tui.session.starting import STARTING_HINT, StartingSession
 from paicli_tui.session.port import (
     AgentTurn, ClearConversation, PlanRun, TeamRun, command_for_input, command_text,
 )
@@ -38,6 +39,7 @@ from paicli_tui.ui.conversation.command_provider import SlashCommandProvider
 from paicli_tui.ui.conversation.command_runner import JOB_COMMANDS, CommandRunner
 from paicli_tui.ui.conversation.composer import Composer
 from paicli_tui.ui.conversation.mode_words import mode_line, placeholder_for
+from paicli_tui.ui.conversation.mcp_progress import McpProgress
 from paicli_tui.ui.conversation.new_below import NewBelow
 from paicli_tui.ui.conversation.painter import TranscriptPainter
 from paicli_tui.ui.conversation.prompt_editor import PromptEditor
@@ -78,14 +80,19 @@ class MainScreen(Screen):
 
     app: "PaicliApp"
 
-    def __init__(self, session: "SessionPort", *, plan: "Plan | None" = None) -> None:
+    def __init__(self, session: "SessionPort", *, plan: "Plan | None" = None,
+                 earlier: "Sequence[tuple[str, str]]" = ()) -> None:
         super().__init__(id="main")
         self.session = session
         self.plan = plan
+        #: A continued conversation's turns (``user`` | ``answer`` | ``outcome``, text).
+        self.earlier = list(earlier)
         self.painter: TranscriptPainter | None = None
         self.commands = CommandRunner(self)
         self._early: list[Any] = []
         self._told_read_only = False
+        #: Provider problems the transcript already states in full (with the fix).
+        self._problems_told: set[str] = set()
         # Whether the running job already told the person how it ended.
         self._job_reported = True
         # Usage counted before the last /clear: the status shows this conversation's.
@@ -97,10 +104,16 @@ class MainScreen(Screen):
         yield Transcript(id="transcript")
         yield NewBelow(id="new-below")
         with Vertical(id="bottom"):
+            yield McpProgress(id="mcp-progress")
             yield QueuedInputs(id="queued")
             yield Composer(self.argument_choices, self.session.workspace, id="composer",
-                           placeholder=self.placeholder_text())
+                           placeholder=self.placeholder_text(), resources=self.mcp_resources)
             yield StatusBar(id="status")
+
+    def mcp_resources(self) -> list[str]:
+        """``server:uri`` of the resources of the MCP servers that are ready."""
+        mcp = getattr(self.session, "mcp", None)
+        return mcp.resource_uris() if mcp is not None else []
 
     @property
     def transcript(self) -> Transcript:
@@ -145,15 +158,64 @@ class MainScreen(Screen):
                 "type a goal · / commands · @ files · shift+enter new line · F1 help",
                 "muted",
             )
+            await self._show_earlier()
             problem = self.session.settings.resolved().problem()
             problems = [problem] if problem else []
             problems += self.session.warnings
         for line in problems:
             # Said up front rather than after a failed request; the app stays usable.
             await self.transcript.add_line(line, "warning")
+            self._problems_told.add(line)
         self.prompt.focus()
+        self._seed_mcp_progress()
+        # A screen's after-refresh callbacks run once it has been drawn.
+        self.call_after_refresh(self.app.start_session)
+        if self.plan is not None and not self.starting:
+            await self.start_plan(self.plan)
+
+    @property
+    def starting(self) -> bool:
+        """The session is still being built (the first screen came first)."""
+        return isinstance(self.session, StartingSession)
+
+    def session_ready(self, session: "SessionPort") -> None:
+        """The real session replaces the stand-in: say what it found, then
+        send what was typed meanwhile."""
+        self.session = session
+        self.run_worker(self._session_started(), group="session-start")
+
+    async def _session_started(self) -> None:
+        if not self.ready:  # not mounted yet: on_mount reads the real session
+            return
+        status = self.status
+        status.mode = self.session.approval_mode
+        status.model_label = self.session.model_label
+        status.price = session_price(self.session)
+        self.prompt.placeholder = self.placeholder_text()
+        for line in self.session.warnings:
+            await self.transcript.add_line(line, "warning")
+        self._seed_mcp_progress()
         if self.plan is not None:
             await self.start_plan(self.plan)
+        else:
+            await self._send_next_queued()
+
+    def _seed_mcp_progress(self) -> None:
+        if self.session.mcp is not None:
+            self.query_one(McpProgress).seed((s.name, s.state) for s in self.session.mcp.statuses())
+
+    async def _show_earlier(self) -> None:
+        """The turns of the conversation this session continues."""
+        if not self.earlier:
+            return
+        for kind, text in self.earlier:
+            if kind == "user":
+                await self.transcript.add_user(text)
+            else:
+                await self.transcript.add_answer(text, title="answer" if kind == "answer" else "run")
+        turns = sum(1 for kind, _ in self.earlier if kind == "user")
+        await self.transcript.add_line(f"continuing session {self.session.session_id}: {turns} earlier "
+                                       f"turn{'s' if turns != 1 else ''} above; the conversation goes on", "muted")
 
     async def start_plan(self, plan: "Plan") -> None:
         """Run a ready plan (a plan file): /team for ``step_`` ids, else /plan;
@@ -171,6 +233,8 @@ class MainScreen(Screen):
         """What Enter will do now: the hook the input's placeholder is set through."""
         if self.read_only_reason:
             return f"{self.session.model_label} — read-only: nothing you type is sent · Ctrl+C twice quits"
+        if self.starting:
+            return STARTING_HINT
         return placeholder_for(self.session.approval_mode, bool(self.session.busy))
 
     def show_busy(self) -> None:
@@ -188,6 +252,9 @@ class MainScreen(Screen):
             return
         if self._early:
             items, self._early = [*self._early, *items], []
+        for item in items:
+            if isinstance(item, ev.McpServerChanged):
+                self.query_one(McpProgress).server_changed(item.server, item.state)
         summary = await self.painter.paint(items)
         if summary.prices and self.status.price is None:
             # A replay has no configured price: the recorded run carries it.
@@ -240,6 +307,9 @@ class MainScreen(Screen):
         tokens), ``attachments`` the files its ``@`` mentions attach."""
         text = text.strip()
         if not text:
+            skip_wait = getattr(self.session, "skip_wait", None)
+            if self.read_only_reason and skip_wait is not None:
+                skip_wait()  # Enter in a replay plays on past a recorded pause
             return
         command = parse_slash(text)
         if self.read_only_reason and not (command is not None and command.name not in JOB_COMMANDS):
@@ -251,7 +321,7 @@ class MainScreen(Screen):
             return
         if command is not None and command.name not in JOB_COMMANDS:
             await self.commands.run(command)
-        elif self.session.busy or self.queued.items:
+        elif self.session.busy or self.queued.items or self.starting:
             self.queued.add(QueuedInput(text, shown.strip(), tuple(attachments), tuple(pastes)))
         else:
             await self._submit(text, shown=shown.strip(), attachments=tuple(attachments))
@@ -260,13 +330,14 @@ class MainScreen(Screen):
         command = command_for_input(text, self.session.approval_mode, attachments)
         if isinstance(command, ClearConversation):
             await self.transcript.clear()
+            self._problems_told.clear()
             self._usage_before = self.session.usage
             self.status.usage = self.conversation_usage()
             return await self._start_job(lambda: self.session.submit(command))
         problem = getattr(self.session, "provider_problem", lambda: None)()
         if problem:
             # Refused at once, with the fix; the text stays for after the fix.
-            await self.transcript.add_line(problem, "error")
+            await self.transcript.add_line(self._refusal(problem), "error")
             self.prompt.put_back(shown or text, (), attachments)
             return False
         await self.transcript.add_user(shown or text)
@@ -274,6 +345,14 @@ class MainScreen(Screen):
             await self.transcript.add_line("attached files go with ordinary turns; a /plan or /team run does not "
                                            "read them", "warning")
         return await self._start_job(lambda: self.session.submit(command))
+
+    def _refusal(self, problem: str) -> str:
+        """The fix is written out once; a refusal after that points at it."""
+        told = problem.removeprefix("Not sent: ")
+        if told not in self._problems_told:
+            self._problems_told.add(told)
+            return problem
+        return f"Not sent: {told.split(':', 1)[0]} (the fix is above)"
 
     def start_typing(self, text: str) -> None:
         """Put ``text`` in the prompt for the person to finish (``/plan ``)."""

@@ -39,6 +39,7 @@ from typing import Callable, Iterable
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import TextArea
 
 from paicli_tui.ui.conversation import pasted_blocks
@@ -50,6 +51,8 @@ from paicli_tui.ui.conversation.prompt_history import Entry, PromptHistory
 ArgumentChoices = Callable[[str], Iterable[str]]
 #: Rows of text before the editor scrolls.
 MAX_ROWS = 8
+#: Seconds the cursor blinks after the last key (GTK's default rest is the same).
+CURSOR_BLINK_S = 10.0
 #: xterm's modifyOtherKeys reports Shift+Enter as ESC [27;2;13~, which
 #: Textual names "shift+\r"; Ctrl+Enter becomes "ctrl+\r", and Alt+Enter
 #: (ESC [27;3;13~) loses its alt and arrives as a bare "\r" (plain Enter
@@ -96,13 +99,16 @@ class PromptEditor(TextArea):
         """The workspace's file list is ready (posted from the listing thread)."""
 
     def __init__(self, argument_choices: ArgumentChoices, *, menu: CompletionMenu, history: PromptHistory,
-                 files: WorkspaceFileIndex | None = None, placeholder: str = "", **kwargs) -> None:
+                 files: WorkspaceFileIndex | None = None, resources: Callable[[], list[str]] | None = None,
+                 placeholder: str = "", **kwargs) -> None:
         super().__init__(soft_wrap=True, tab_behavior="focus", show_line_numbers=False, compact=False,
                          highlight_cursor_line=False, placeholder=placeholder, **kwargs)
         self.argument_choices = argument_choices
         self.menu = menu
         self.prompt_history = history
         self.files = files
+        #: ``server:uri`` of the ready MCP servers' resources, asked for as the menu opens.
+        self.resources = resources
         self._pastes = pasted_blocks.PastedBlocks()
         self._picked: list[str] = []  # paths accepted from the @ picker
         self._offers: list[Offer] = []
@@ -111,9 +117,28 @@ class PromptEditor(TextArea):
         self._warned = ""
         self._listing = False
         self._memo: tuple[tuple, list[Offer]] | None = None
+        self._cursor_rest: Timer | None = None
+        self._cursor_rested = False
 
     def on_mount(self) -> None:
         self._warn_once()
+        self._wake_cursor()
+
+    def _wake_cursor(self) -> None:
+        """Blink for CURSOR_BLINK_S after the last key, then stay lit: a
+        cursor blinking forever repaints twice a second in an idle app."""
+        if self._cursor_rested:  # only what _rest_cursor stopped: blinking switched off stays off
+            self._cursor_rested = False
+            self.cursor_blink = True
+        if self._cursor_rest is not None:
+            self._cursor_rest.stop()
+        self._cursor_rest = self.set_timer(CURSOR_BLINK_S, self._rest_cursor)
+
+    def _rest_cursor(self) -> None:
+        self._cursor_rest = None
+        if self.cursor_blink:
+            self._cursor_rested = True
+            self.cursor_blink = False
 
     # -- the public surface ------------------------------------------------------------
 
@@ -165,6 +190,7 @@ class PromptEditor(TextArea):
     # -- keys (see the module docstring for why here) -----------------------------------------
 
     async def _on_key(self, event: events.Key) -> None:
+        self._wake_cursor()
         key = KEY_ALIASES.get(event.key, event.key)
         # The lookup App._check_bindings does once the key is back at the App
         # (focused widget first, keymap applied, up to the first modal), done
@@ -199,6 +225,8 @@ class PromptEditor(TextArea):
             return
         shown = self.text
         if not shown.strip():
+            if self.read_only:  # a viewer's Enter (a replay: play on past a pause) is the screen's to use
+                self.post_message(self.Submitted(self, "", "", ()))
             return
         text = self._pastes.expand(shown)
         attachments = self._attachments(shown)
@@ -301,7 +329,8 @@ class PromptEditor(TextArea):
         cursor = self.document.get_index_from_location(self.cursor_location)
         if self.files is not None and self.files.stale() and not self._listing and mention_at(text, cursor):
             self._list_files()
-        return offers_for(text, cursor, self.argument_choices, self.files)
+        resources = self.resources() if self.resources is not None and mention_at(text, cursor) else ()
+        return offers_for(text, cursor, self.argument_choices, self.files, resources)
 
     def _list_files(self) -> None:
         files = self.files

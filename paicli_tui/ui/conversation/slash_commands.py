@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/model": ("[NAME]", "show the model, or switch to NAME"),
     "/permissions": ("", "list what is granted and the allow/deny rules; revoke or keep a grant"),
     "/undo": ("", "revert the file changes of the last turn, or of a run you pick; the diff first"),
+    "/resume": ("", "go on with an interrupted /plan or /team run: completed work is kept"),
     "/skills": ("", "list the skills the agent can load (name, description, source)"),
     "/mcp": ("", "MCP servers: state, tools, resources, restart (@server:uri attaches one)"),
     "/hooks": ("[trust]", "your hooks and their last results; trust runs the workspace's"),

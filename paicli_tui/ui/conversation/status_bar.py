@@ -20,10 +20,18 @@ from paicli_tui.records.cost import cost_of
 def format_usage(usage: Usage, price: Any = None) -> str:
     """``in 3.5k · out 171 · cached 2.2k · ≈$0.0040`` (a cent or more: ``≈$0.02``): prompt tokens (cached
     included), completion tokens, cached ones when there are any, then the
-    estimated cost when ``price`` (a config.Price or mapping) is known."""
-    parts = [f"in {format_tokens(usage.prompt_tokens, '')}", f"out {format_tokens(usage.completion_tokens, '')}"]
+    estimated cost when ``price`` (a config.Price or mapping) is known. Tokens
+    paicli counted itself (the server sent no usage) are marked ``≈``; calls
+    nobody counted are named, never shown as 0."""
+    uncounted = usage.uncounted_calls
+    if uncounted and not usage.total:
+        return f"tokens unknown ({uncounted} call{'s' if uncounted != 1 else ''} without usage)"
+    mark = "≈" if usage.estimated else ""
+    parts = [f"in {mark}{format_tokens(usage.prompt_tokens, '')}", f"out {mark}{format_tokens(usage.completion_tokens, '')}"]
     if usage.cached_tokens:
         parts.append(f"cached {format_tokens(usage.cached_tokens, '')}")
+    if uncounted:
+        parts.append(f"+{uncounted} call{'s' if uncounted != 1 else ''} without usage")
     if price is not None:
         parts.append(format_cost(cost_of(usage, price), estimate=True))
     return " · ".join(parts)
@@ -91,8 +99,10 @@ class StatusBar(Horizontal):
         self.query_one("#status-mode", Static).update(Content(mode.upper()))
 
     def show_replay(self) -> None:
-        """A REPLAY badge where the mode hint was: the mode cannot be cycled."""
+        """A REPLAY badge where the mode and its hint were: a replay has no
+        approval mode to show or cycle."""
         self.add_class("-replay")
+        self.query_one("#status-mode", Static).display = False
         self.query_one("#status-hint", Static).update(Content("REPLAY"))
 
     def watch_model_label(self, label: str) -> None:

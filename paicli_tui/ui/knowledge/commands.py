@@ -29,7 +29,6 @@ async def run_knowledge_command(screen: "MainScreen", command: "SlashCommand") -
         case "/memory":
             screen.app.push_screen(MemoryScreen(knowledge))
         case "/index":
-            await transcript.add_line("index: building the code index of the workspace (esc stops)", "muted")
             screen.app.push_screen(IndexScreen(knowledge))
         case "/search":
             screen.app.push_screen(SearchScreen(knowledge, command.argument))

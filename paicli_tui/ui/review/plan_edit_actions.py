@@ -27,6 +27,7 @@ _VERBS = {
     "e": "edit its description",
     "t": "change its type",
     "d": "change its dependencies",
+    "c": "edit its check",
     "a": "add a {noun} after it",
     "x": "delete it",
     "K": "move it up",
@@ -89,6 +90,19 @@ class PlanEditActions:
                 self._edit(task_id, edits.set_type, task_id, choice)
 
         self.app.push_screen(type_picker(task_id, self.state.task(task_id).type), done)
+
+    def action_edit_check(self) -> None:
+        if (task_id := self._visible_task("c")) is None:
+            return
+
+        def done(text: str | None) -> None:
+            # An emptied field removes the check; Esc (None) changes nothing.
+            if text is not None and text.strip() != self.state.task(task_id).check:
+                self._edit(task_id, edits.set_check, task_id, text)
+
+        title = f"Check of {task_id}"
+        hint = "A shell command that exits 0 when it is done · Enter: OK (empty removes it) · Esc: back"
+        self.app.push_screen(TextPrompt(title, self.state.task(task_id).check, hint=hint, allow_blank=True), done)
 
     def action_edit_dependencies(self) -> None:
         if (task_id := self._visible_task("d")) is None:

@@ -19,9 +19,11 @@ class TextPrompt(ModalDialog):
     """One line of text; Enter answers with it (blank answers are refused)."""
 
     def __init__(
-        self, title: str, value: str = "", placeholder: str = "", hint: str = "Enter: OK · Esc: back"
+        self, title: str, value: str = "", placeholder: str = "", hint: str = "Enter: OK · Esc: back",
+        allow_blank: bool = False,
     ) -> None:
         super().__init__()
+        self.allow_blank = allow_blank
         self.title_text = title
         self.value = value
         self.placeholder = placeholder
@@ -36,7 +38,7 @@ class TextPrompt(ModalDialog):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        if not event.value.strip():
+        if not event.value.strip() and not self.allow_blank:
             self.notify("Type some text first (Esc goes back)", severity="warning", markup=False)
             return
         self.dismiss(event.value.strip())

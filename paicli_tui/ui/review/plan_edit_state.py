@@ -37,12 +37,16 @@ class PlanEditState:
     _saved: dict | None = None
     #: The version the review started from.
     _original: dict | None = None
+    #: Tasks an interrupted run already finished (id → (entry, status)): marked while unchanged.
+    _finished: dict = field(default_factory=dict)
 
     @classmethod
     def from_plan(cls, plan: Plan) -> "PlanEditState":
         state = cls(plan.to_dict(), id_prefix_of(plan))
         state._used = set(plan.ids)
         state._original = state.plan_dict
+        state._finished = {t.id: (t.to_dict(), t.status.value) for t in plan.tasks
+                           if t.status.value not in ("PENDING", "RUNNING")}
         return state
 
     @property
@@ -61,7 +65,12 @@ class PlanEditState:
         return [task.id for task in self.tasks()]
 
     def tasks(self) -> list[TaskView]:
-        return tasks_from_entries(self.entries)
+        views = tasks_from_entries(self.entries)
+        for view in views if self._finished else ():
+            finished = self._finished.get(view.id)
+            if finished is not None and _same_entry(finished[0], view):
+                view.status = finished[1]
+        return views
 
     def task(self, task_id: str) -> TaskView:
         return next(task for task in self.tasks() if task.id == task_id)
@@ -164,3 +173,8 @@ class PlanEditState:
         path = write_plan_file(folder, self.prefix, goal, self.entries, summary if isinstance(summary, str) else None)
         self._saved = self.plan_dict
         return path
+
+
+def _same_entry(entry: dict, view: TaskView) -> bool:
+    return (entry.get("description"), entry.get("type"), list(entry.get("dependencies") or [])) == (
+        view.description, view.type, list(view.dependencies))

@@ -55,6 +55,7 @@ class PlanReviewScreen(PlanAmendments, PlanEditActions, Screen):
         Binding("e", "edit_description", "Edit description", id="review.edit_description"),
         Binding("t", "change_type", "Change type", id="review.change_type"),
         Binding("d", "edit_dependencies", "Dependencies", id="review.edit_dependencies"),
+        Binding("c", "edit_check", "Check", id="review.edit_check"),
         Binding("a", "add_task", "Add task", id="review.add_task"),
         Binding("x,delete", "delete_task", "Delete task", id="review.delete_task"),
         Binding("K,shift+up", "move_task(-1)", "Move up", priority=True, id="review.move_up"),

@@ -20,13 +20,22 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from paicli_tui.plan.model import Plan
 from paicli_tui.plan.review import ReviewDecision
-from paicli_tui.plan.files import PlanFileError, load_plan_file
 from paicli_tui.ui.run.run_screens import open_run_screen
 
 if TYPE_CHECKING:
     from paicli_tui.ui.review.plan_review import PlanReviewScreen
 
 __all__ = ["PlanFileError", "UIPlanReviewer", "load_plan_file"]
+
+
+def __getattr__(name: str):
+    # The plan-file reader brings the plan parser and jsonschema: loaded when
+    # first asked for, so the first screen draws without them.
+    if name in ("PlanFileError", "load_plan_file"):
+        from paicli_tui.plan import files
+
+        return getattr(files, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 POLL_SECONDS = 0.2
 

@@ -50,6 +50,7 @@ def hint_pairs(*, expanded: bool, can_undo: bool, noun: str) -> list[tuple[str, 
         ("e", "description"),
         ("t", "type"),
         ("d", "dependencies"),
+        ("c", "check"),
         ("a", f"add {noun}"),
         ("x", "delete"),
         ("K/J", "move"),
@@ -81,10 +82,15 @@ def summary_content(state: PlanEditState, goal: str) -> Content:
     parts += ["\n", (f"{count} in {plural(len(rounds), 'parallel round')}", "bold")]
     if rounds:
         parts.append("\nFirst round:")
-        for run_id in rounds[0]:
-            shown = state.ids[plan.ids.index(run_id)]  # the id the person edits, not the run's
-            task = plan.task(run_id)
-            parts += [f"\n  {GLYPHS['PENDING']} {shown} ", (task.type.value, "dim"), f"  {task.description}"]
+        # The id the person edits (not the run's), its type and description, in aligned columns.
+        rows = [(state.ids[plan.ids.index(run_id)], plan.task(run_id)) for run_id in rounds[0]]
+        id_width = max(len(shown) for shown, _ in rows)
+        type_width = max(len(task.type.value) for _, task in rows)
+        for shown, task in rows:
+            parts += [f"\n  {GLYPHS['PENDING']} {shown.ljust(id_width)} ", (task.type.value.ljust(type_width), "dim"),
+                      f"  {task.description}"]
+            if task.check:
+                parts += ["\n      ", (f"check: {task.check}", WHAT_STYLE)]
     parts += [_type_warnings(plan, state)]
     return Content.assemble(*parts)
 
@@ -130,12 +136,14 @@ def details_content(state: PlanEditState, task_id: str | None) -> Content:
     dependents = [other.id for other in state.tasks() if task_id in other.dependencies]
     needs = ", ".join(task.dependencies) or "nothing"
     needed_by = ", ".join(dependents) or "nothing"
+    check: list = [("check: ", "bold"), task.check, "\n"] if task.check else []
     return Content.assemble(
         (task.id, "bold"),
         (f" {task.type}", WHAT_STYLE),
         "\n",
         task.description or "(no description)",
         "\n",
+        *check,
         (f"needs {needs} · needed by {needed_by}", WHAT_STYLE),
     )
 

@@ -2,7 +2,11 @@
 merged, its conflicting files and hunks, and the decisions — re-run the task
 on top of the current state, keep the task's side or the other side per
 file, edit the file in ``$EDITOR``, or drop the task's changes. The task
-waits (its dependents with it) until one is taken."""
+waits (its dependents with it) until one is taken.
+
+At the end of a run the same dialog settles the files the person edited
+during the run that the run's result changes too: per file keep mine, take
+the run's, edit, or keep both with conflict markers (Esc keeps mine)."""
 
 from __future__ import annotations
 
@@ -20,7 +24,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from paicli_tui.workspace.merge import OURS, THEIRS
-from paicli_tui.workspace.resolver import Conflict, Decision
+from paicli_tui.workspace.resolver import APPLY, Conflict, Decision
 
 _MARKER = ("<<<<<<< ", "=======", ">>>>>>> ")
 
@@ -62,12 +66,27 @@ class ConflictScreen(ModalScreen[Decision]):
         Binding("e", "edit", "Edit in $EDITOR", id="conflict.edit"),
         Binding("d", "drop", "Drop task's changes", id="conflict.drop"),
         Binding("escape", "fail", "Fail the task", id="conflict.fail"),
+        Binding("m", "keep_mine", "Keep mine", id="conflict.keep_mine"),
+        Binding("u", "take_run", "Take the run's", id="conflict.take_run"),
+        Binding("b", "keep_both", "Keep both (markers)", id="conflict.keep_both"),
+        Binding("escape", "keep_mine_rest", "Keep mine for the rest", id="conflict.keep_mine_rest"),
     ]
+    _MERGE_ONLY = {"rerun", "keep_task", "keep_other", "drop", "fail"}
+    _APPLY_ONLY = {"keep_mine", "take_run", "keep_both", "keep_mine_rest"}
 
     def __init__(self, conflict: Conflict) -> None:
         super().__init__()
         self.conflict = conflict
         self.choices: dict[str, str | bytes | None] = {}
+
+    @property
+    def at_apply(self) -> bool:
+        return self.conflict.stage == APPLY
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in (self._MERGE_ONLY if self.at_apply else self._APPLY_ONLY):
+            return False
+        return True
 
     @property
     def current(self):
@@ -85,30 +104,52 @@ class ConflictScreen(ModalScreen[Decision]):
 
     def on_mount(self) -> None:
         box = self.query_one("#conflict")
-        box.border_title = f"⚡ CONFLICT · {self.conflict.task_id}"
-        box.border_subtitle = "r re-run · o task's side · t other side · e edit · d drop · Esc fail"
+        if self.at_apply:
+            box.border_title = "⚡ CONFLICT · your edits and the run's"
+            box.border_subtitle = "m keep mine · u take the run's · e edit · b keep both · Esc keep mine"
+        else:
+            box.border_title = f"⚡ CONFLICT · {self.conflict.task_id}"
+            box.border_subtitle = "r re-run · o task's side · t other side · e edit · d drop · Esc fail"
         self._refresh()
 
     def _refresh(self) -> None:
         files = self.conflict.outcome.conflicts
-        head = Content.assemble(
-            (self.conflict.task_id, "bold"), f": {self.conflict.description}\n",
-            ("Its work could not be merged: another task changed the same lines first. ", "$text-muted"),
-            (f"{len(files)} file{'s' if len(files) != 1 else ''} in conflict.", "$text-muted"),
-        )
+        count = f"{len(files)} file{'s' if len(files) != 1 else ''} in conflict."
+        if self.at_apply:
+            head = Content.assemble(
+                ("The run is done", "bold"), ": its result is being applied to your files.\n",
+                ("You edited these files during the run, and the run changed the same lines. ", "$text-muted"),
+                (count, "$text-muted"),
+            )
+        else:
+            head = Content.assemble(
+                (self.conflict.task_id, "bold"), f": {self.conflict.description}\n",
+                ("Its work could not be merged: another task changed the same lines first. ", "$text-muted"),
+                (count, "$text-muted"),
+            )
         self.query_one("#conflict-head", Static).update(head)
         parts: list[Content] = []
         current = self.current
         for file in files:
-            decided = self.choices.get(file.path, "") if file.path in self.choices else None
-            mark = {OURS: " — keeping the other side", THEIRS: " — keeping the task's side"}.get(
-                decided if isinstance(decided, str) else "", " — edited" if decided is not None else "")
+            mark = self._mark(file) if file.path in self.choices else ""
             style = "bold $warning" if file is current else "bold"
             parts.append(Content.styled(f"{'▶ ' if file is current else '  '}{file.path}{mark}", style))
             parts.append(Content.styled(f"  {file.message}", "$text-muted"))
             for hunk in file.hunks():
                 parts.append(hunk_text(hunk))
         self.query_one("#conflict-files", Static).update(Content("\n").join(parts))
+
+    def _mark(self, file) -> str:
+        decided = self.choices[file.path]
+        if self.at_apply:
+            if decided == OURS:
+                return " — keeping yours"
+            if decided == THEIRS:
+                return " — taking the run's"
+            return " — both, with conflict markers" if decided == file.marked.encode() else " — edited"
+        if decided == OURS:
+            return " — keeping the other side"
+        return " — keeping the task's side" if decided == THEIRS else " — edited"
 
     def _decide_file(self, choice: str | bytes) -> None:
         file = self.current
@@ -134,6 +175,25 @@ class ConflictScreen(ModalScreen[Decision]):
 
     def action_keep_other(self) -> None:
         self._decide_file(OURS)
+
+    def action_keep_mine(self) -> None:
+        self._decide_file(OURS)
+
+    def action_take_run(self) -> None:
+        self._decide_file(THEIRS)
+
+    def action_keep_both(self) -> None:
+        file = self.current
+        if file is None:
+            return
+        if not file.marked:
+            self.notify(f"{file.path} has no text to mark ({file.message}); keep a side instead", severity="warning")
+            return
+        self._decide_file(file.marked.encode())
+
+    def action_keep_mine_rest(self) -> None:
+        rest = {file.path: OURS for file in self.conflict.outcome.conflicts if file.path not in self.choices}
+        self.dismiss(Decision("resolve", {**self.choices, **rest}))
 
     def action_edit(self) -> None:
         file = self.current

@@ -363,3 +363,34 @@ class VerdictCard(Card):
     def plain(self) -> str:
         parts = [self.title, self.op.summary, self.op.feedback, *self.op.notes]
         return "\n".join(p for p in parts if p)
+
+
+class CheckCard(Card):
+    """A task's check: ✓/✗ with the exit and time in the title, the command,
+    and its output folded like a tool's result (a click, or ``o`` for all)."""
+
+    flippable = True
+    depends = ("open_tools", "raw")
+
+    def __init__(self, op: ops.CheckOp) -> None:
+        state = "passed" if op.passed else "failed"
+        super().__init__("check", state, ops.check_title(op), f"{op.task_id} · attempt {op.attempt}", "")
+        self.op = op
+
+    def body(self, width: int, view: View) -> list[Content]:
+        lines = clean(self.op.output).rstrip("\n").splitlines()
+        out = [Content(f"$ {clean(self.op.command)}").truncate(max(1, width), ellipsis=True)]
+        muted = view.style("muted")
+        if view.open_tools != self.flipped:
+            for line in lines or ["(no output)"]:
+                out += _wrapped(line, width, muted) or [Content("")]
+        elif lines:
+            out += _wrapped(f"▸ output · {len(lines)} line{'s' if len(lines) != 1 else ''} (click or o to show)",
+                            width, muted)
+        else:
+            out += _wrapped("▸ no output", width, muted)
+        return out
+
+    @property
+    def plain(self) -> str:
+        return f"{self.title}\n$ {self.op.command}"

@@ -24,6 +24,7 @@ from paicli_tui.present.event_lines import SLOW_FIRST_TOKEN_S, argument_subject,
 from paicli_tui.present.figures import format_elapsed
 from paicli_tui.ui.run.text_chunks import plain_line
 from paicli_tui.ui.run.pane_ops import (
+    CheckOp,
     NoticeOp,
     PaneOp,
     ReleaseOp,
@@ -197,7 +198,8 @@ class PaneRouter:
 
     def retried(self, worker: str, item: ev.StepRetry, up: "FrameUpdate") -> None:
         if worker in self.model.workers:
-            self._notice(up, worker, "retry", f"↻ retry {item.step_id} · attempt {item.attempt}, with the review's feedback")
+            why = "after its check failed" if item.feedback.startswith("check: ") else "with the review's feedback"
+            self._notice(up, worker, "retry", f"↻ retry {item.step_id} · attempt {item.attempt}, {why}")
 
     def other(self, item: Any, up: "FrameUpdate") -> None:
         worker = self.pane_of(getattr(item, "actor", ""))
@@ -225,5 +227,13 @@ class PaneRouter:
                 files = ", ".join(item.files) or "its files"
                 self._notice(up, worker, "warning", f"≠ merge conflict in {files} with work merged before it: "
                                                     "waiting for your decision")
+            case ev.CheckRan():
+                ended = {"timeout": "timed out", "cancelled": "cancelled", "error": "could not start"}.get(
+                    item.stopped, f"exit {item.exit_code}")
+                self._show(up, worker, CheckOp(item.task_id, item.attempt, item.command, item.passed, ended,
+                                               item.duration_s, item.output_tail))
+            case ev.ReceiptsSent() if item.flags:
+                self._notice(up, worker, "warning", " · ".join(f"⚠ {flag}" for flag in item.flags)
+                             + f" · {item.task_id} reported completed")
             case ev.ConflictDecided():
                 self._notice(up, worker, "retry", f"≠ conflict settled: {CONFLICT_CHOICES.get(item.choice, item.choice)}")

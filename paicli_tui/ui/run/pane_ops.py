@@ -74,12 +74,30 @@ class VerdictOp:
 
 
 @dataclass(frozen=True)
+class CheckOp:
+    """A task's check ran: passed or failed, its command, time and output."""
+
+    task_id: str
+    attempt: int
+    command: str
+    passed: bool
+    ended: str  # exit 0 | exit 3 | timed out | cancelled | could not start
+    duration_s: float
+    output: str
+
+
+def check_title(op: CheckOp) -> str:
+    glyph, state = ("✓", "passed") if op.passed else ("✗", "failed")
+    return f"{glyph} check {state} · {op.ended} · {op.duration_s:.1f} s"
+
+
+@dataclass(frozen=True)
 class NoticeOp:
     kind: str  # review | retry | completed | failed | blocked | cancelled | skipped | warning | error
     text: str
 
 
-PaneOp = TextOp | ReleaseOp | StepOp | ToolOp | ToolDoneOp | ReportOp | VerdictOp | NoticeOp
+PaneOp = TextOp | ReleaseOp | StepOp | ToolOp | ToolDoneOp | ReportOp | VerdictOp | CheckOp | NoticeOp
 
 
 def op_text(op: PaneOp) -> str:
@@ -99,6 +117,8 @@ def op_text(op: PaneOp) -> str:
             return f"report ({op.status}): {op.reason or op.result}\n"
         case VerdictOp():
             return f"✓ approved by {op.reviewer}\n" if op.approved else f"✗ rejected by {op.reviewer}: {op.feedback}\n"
+        case CheckOp():
+            return f"{check_title(op)} · $ {op.command}\n"
         case NoticeOp():
             return op.text + "\n"
     return ""

@@ -15,9 +15,12 @@ def heading_figures(model: RunModel, price: Any = None, *, compact: bool = False
     cost only when a price is known: never a made-up ``$0.00``."""
     done, total = model.done_count()
     tokens = model.usage.prompt_tokens + model.usage.completion_tokens
-    parts = [f"{done}/{total} done", format_clock(model.elapsed()) + ("" if compact else " elapsed"), format_tokens(tokens)]
+    used = ("≈" if model.usage.estimated else "") + format_tokens(tokens)
+    parts = [f"{done}/{total} done", format_clock(model.elapsed()) + ("" if compact else " elapsed"), used]
     if price is not None:
-        parts.append(format_cost(cost_of(model.usage, price), estimate=True))
+        spent = format_cost(cost_of(model.usage, price), estimate=True)
+        limit = model.run_max_cost
+        parts.append(f"{spent}/{format_cost(limit)}" if limit is not None else spent)
     if not model.finished:
         busy = len(model.busy_workers())
         parts.append(f"{busy}/{len(model.workers)} busy" if compact else f"{busy}/{len(model.workers)} workers busy")

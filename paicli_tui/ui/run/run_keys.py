@@ -35,6 +35,9 @@ class RunKeys:
         if self.model.finished:
             self.action_close()
             return
+        if self.model.replay:  # a recording cannot be cancelled: back to its transcript, it plays on
+            self.dismiss()
+            return
         if self.cancelling:
             self.notify("Already cancelling…", markup=False)
             return
@@ -53,6 +56,9 @@ class RunKeys:
         """Interrupt a task: the tree's highlighted one when the tree has
         focus, else the focused (or selected) pane's current step. Its
         dependents are skipped, the rest of the run goes on."""
+        if self.model.replay:
+            self.notify("This is a replay: its tasks ran as recorded and cannot be cancelled", markup=False)
+            return
         task_id = self._task_to_cancel()
         task = self.model.tasks.get(task_id) if task_id else None
         if task is None or task.status != "RUNNING" or self.on_cancel_task is None or self.model.finished:

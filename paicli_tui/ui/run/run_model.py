@@ -22,6 +22,8 @@ from typing import Any, Iterable
 
 from paicli_tui import events as ev
 from paicli_tui.plan.model import TERMINAL_STATUSES
+from paicli_tui.present.figures import format_cost
+from paicli_tui.records.cost import cost_of
 from paicli_tui.records.run_fold import Clock, RunChanges, RunFold
 from paicli_tui.records.run_views import TaskView
 from paicli_tui.ui.bridge.pump_items import TextRun
@@ -42,6 +44,23 @@ class RunModel(RunFold):
     ) -> None:
         super().__init__(tasks, workers, clock=clock, kind=kind)
         self.router = PaneRouter(self)
+        #: The model's price and the money limits in force (run_requested's
+        #: ``limits``): with a limit, pane titles and the heading show spent/limit.
+        self.price: Any = None
+        self.max_cost: float | None = None
+        self.run_max_cost: float | None = None
+
+    def cost(self, response: ev.ModelResponse) -> float:
+        return cost_of(response, self.price)
+
+    def budget_words(self, worker: str) -> str:
+        """`` · $0.03/$0.50`` for the worker's task against the per-turn
+        limit (else the run's); "" without a price or a limit."""
+        limit = self.max_cost if self.max_cost is not None else self.run_max_cost
+        task = self.tasks.get(self.workers[worker].step)
+        if limit is None or self.price is None or task is None:
+            return ""
+        return f" · {format_cost(task.spent.cost)}/{format_cost(limit)}"
 
     def pane_title(self, worker: str) -> str:
         view = self.workers[worker]
@@ -51,12 +70,13 @@ class RunModel(RunFold):
         state = ""
         if task is not None and task.status == "CONFLICT":
             # First, so a narrow pane's cut title still says it.
-            return f"≠ CONFLICT · {worker} · {view.step} · attempt {max(view.attempt, 1)}"
+            return f"≠ CONFLICT · {worker} · {view.step}{self.budget_words(worker)} · attempt {max(view.attempt, 1)}"
         if view.reviewing:
             state = " · review"
         elif task is not None and task.status in TERMINAL_STATUSES:
             state = f" · {task.outcome}"
-        return f"{worker} · {view.step} · attempt {max(view.attempt, 1)}{state}"
+        # The money before the attempt: a narrow pane cuts the title's end.
+        return f"{worker} · {view.step}{self.budget_words(worker)} · attempt {max(view.attempt, 1)}{state}"
 
     def in_conflict(self, worker: str) -> bool:
         """The worker's task waits on a merge conflict: its pane is marked."""
@@ -102,7 +122,7 @@ class RunModel(RunFold):
                 self.router.report(item, up)
             case ev.ModelResponse():
                 self.router.response(item, up)
-            case ev.RunStarted() | ev.ReplanTriggered() | ev.RunFinished():
+            case ev.RunStarted() | ev.RunResumed() | ev.ReplanTriggered() | ev.RunFinished():
                 pass
             case ev.PlanProposed() if item.origin == "replan":
                 pass

@@ -85,6 +85,7 @@ class RunScreen(RunKeys, Screen):
         price: Any = None,
         replay: bool = False,
         diff_source: Callable[[str, str], str | None] | None = None,
+        limits: dict | None = None,
     ) -> None:
         super().__init__(id="run")
         self.goal = goal
@@ -98,6 +99,9 @@ class RunScreen(RunKeys, Screen):
         self.max_entries = max_entries
         self.model = RunModel(tasks_from_plan(plan), workers, clock=clock, kind=kind)
         self.model.replay = replay
+        self.model.price = price
+        self.model.max_cost = (limits or {}).get("max_cost")
+        self.model.run_max_cost = (limits or {}).get("run_max_cost")
         self.cancelling = False
         self.price = price
         self.selected: str | None = None  # the worker shown large in the focus layout
@@ -323,7 +327,8 @@ class RunScreen(RunKeys, Screen):
             self.query_one("#run-figures", Static).update(Content(figures))
 
     def _update_hints(self) -> None:
-        state = "finished" if self.model.finished else "cancelling" if self.cancelling else "running"
+        state = ("finished" if self.model.finished else "cancelling" if self.cancelling
+                 else "replaying" if self.model.replay else "running")
         focus = bool(self.layout_now and self.layout_now.mode == "focus")
         hints = hints_for(state, self.size.width, focus=focus)
         if state == "finished" and self.on_undo_task is not None:

@@ -38,7 +38,8 @@ def is_run_screen(screen: Any) -> bool:
 
 
 def _new_run_screen(app: "PaicliApp", session: "SessionPort", plan: Any, goal: str, workers: list[str], *,
-                    kind: str, clock: Callable[[], float], price: Any) -> "RunScreen":
+                    kind: str, clock: Callable[[], float], price: Any,
+                    limits: dict | None = None) -> "RunScreen":
     from paicli_tui.ui.run.run_screen import RunScreen
     from paicli_tui.ui.undo.task_undo import task_undo_opener
 
@@ -49,7 +50,14 @@ def _new_run_screen(app: "PaicliApp", session: "SessionPort", plan: Any, goal: s
         plan, goal, workers, kind=kind, on_cancel=session.cancel, on_cancel_task=session.cancel_task,
         on_undo_task=task_undo_opener(app, session), clock=clock, price=price,
         diff_source=lambda base, result: task_diff(workspace, base, result),
+        limits=limits if limits is not None else money_limits(session),
     )
+
+
+def money_limits(session: "SessionPort") -> dict:
+    """The session's cost limits (what a run it starts will record)."""
+    settings = getattr(session, "settings", None)
+    return {name: getattr(settings, name, None) for name in ("max_cost", "run_max_cost")}
 
 
 def widest_round(plan: "Plan | dict") -> int:
@@ -110,6 +118,7 @@ class RunScreens:
         self._kind = ""
         self._goal = ""
         self._price: Any = None
+        self._limits: dict | None = None
 
     def live(self) -> "RunScreen | None":
         """The open run screen whose run has not finished, if any."""
@@ -127,6 +136,7 @@ class RunScreens:
             if isinstance(item, ev.RunRequested):
                 self._kind, self._goal = item.kind, item.goal
                 self._price = next(iter(item.prices.values()), None) if item.prices else None
+                self._limits = dict(item.limits)
             elif isinstance(item, ev.PlanProposed) and item.goal:
                 self._goal = item.goal  # an amendment extends the goal
             elif isinstance(item, ev.RunStarted):
@@ -135,6 +145,11 @@ class RunScreens:
                 start = index
                 if self.live() is None:
                     await self._open(item)
+            elif isinstance(item, ev.RunResumed) and item.kind in ("plan", "team"):
+                await self._paint_stack(events[start:index], skip)
+                start = index + 1
+                if self.live() is None:
+                    await self._open_resumed(item)
         await self._paint_stack(events[start:], skip)
 
     async def _paint_stack(self, events: list[Any], skip: Any) -> None:
@@ -145,12 +160,22 @@ class RunScreens:
             if screen is not skip and paint is not None:
                 await paint(events)
 
+    async def _open_resumed(self, resumed: ev.RunResumed) -> None:
+        """A resumed run's screen: its plan with what it kept already finished."""
+        self._kind, self._goal = resumed.kind, resumed.goal
+        await self._open(ev.RunStarted("session", "", len(resumed.workers), resumed.workers, 0, resumed.version,
+                                       resumed.plan, resumed.kind))
+        done = [ev.TaskStatusChanged(task, task, status) for task, status in resumed.statuses.items()
+                if status != "PENDING"]
+        await self._paint_stack(done, None)
+
     async def _open(self, started: ev.RunStarted) -> None:
         kind = self._kind if self._kind in ("plan", "team") else started.run_kind
         session = self.app.session
         screen = _new_run_screen(
             self.app, session, started.plan, self._goal, pane_workers(kind, started.plan, list(started.workers)),
             kind=kind, clock=self.clock, price=self._price if self._price is not None else session_price(session),
+            limits=self._limits,
         )
         top = self.app.screen
         if is_run_screen(top) and top.model.finished:

@@ -29,6 +29,13 @@ class RunTaskTree(TaskTree):
         super().__init__(label, clock=clock, live=True, id=id)
         self.auto_expand = False  # Enter opens a task's details; the tree's shape stays
 
+    def show_tasks(self, tasks, problems=None) -> None:
+        """As the shared tree, and the cursor always on a row (the first when
+        none was): ``c`` and Enter act on the row it shows, from the start."""
+        super().show_tasks(tasks, problems)
+        if self.cursor_task_id is None:
+            self.select_first()
+
     def task_label(self, task_id: str, repeat: bool, width: int | None = None) -> Text:
         task = self._tasks[task_id]
         outcome = task.outcome if task.outcome in OUTCOME_GLYPHS else "pending"

@@ -38,6 +38,7 @@ def attempt_lines(attempt: AttemptView, now: float, *, held: bool = False) -> li
         (f" · {outcome}", colour),
     )
     lines = [head]
+    lines += receipt_lines(attempt)
     if attempt.report is not None:
         status, _, reason = attempt.report
         lines.append(Content(f"  report: {status}" + (f" — {reason}" if reason else "")))
@@ -51,6 +52,25 @@ def attempt_lines(attempt: AttemptView, now: float, *, held: bool = False) -> li
         lines.extend(Content(f"    note: {note}") for note in verdict.notes)
     elif attempt.review_started is not None:
         lines.append(Content(f"  in review by {attempt.reviewer}"))
+    return lines
+
+
+def receipt_lines(attempt: AttemptView) -> list[Content]:
+    """What paicli saw the attempt do: its tool calls, commands and check."""
+    lines: list[Content] = []
+    receipts, check = attempt.receipts, attempt.check
+    if receipts is not None:
+        flags = "".join(f" · ⚠ {flag}" for flag in receipts.flags)
+        calls = f"  {receipts.tool_calls} tool call{'s' if receipts.tool_calls != 1 else ''}"
+        lines.append(Content.assemble(calls, (flags, "$warning")))
+        lines.extend(Content(f"    $ {command}") for command in receipts.commands)
+    if check is not None:
+        ended = {"timeout": "timed out", "cancelled": "cancelled", "error": "could not start"}.get(
+            check.stopped, f"exit {check.exit_code}")
+        mark, colour = ("✓ check passed", "$success") if check.passed else ("✗ check failed", "$error")
+        lines.append(Content.assemble("  ", (mark, colour), f" · {ended} · {check.duration_s:.1f} s · $ {check.command}"))
+        if not check.passed:
+            lines.extend(Content(f"    {line}") for line in check.output_tail.splitlines()[-10:])
     return lines
 
 

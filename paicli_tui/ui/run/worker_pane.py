@@ -31,6 +31,7 @@ from paicli_tui.ui.run import pane_ops as ops
 from paicli_tui.ui.run.markdown_strips import BlockStyles
 from paicli_tui.ui.run.pane_entries import (
     AnswerBlock,
+    CheckCard,
     Entry,
     Notice,
     ReportCard,
@@ -52,7 +53,7 @@ TextBlock = AnswerBlock | ThoughtBlock | StructuredBlock
 _STYLE_NAMES = (
     "heading", "thought", "muted", "warning", "card-title",
     "tool-running", "tool-ok", "tool-failed",
-    "card-completed", "card-approved", "card-blocked", "card-rejected", "card-invalid",
+    "card-completed", "card-approved", "card-blocked", "card-rejected", "card-invalid", "card-passed", "card-failed",
     "notice-review", "notice-retry", "notice-completed", "notice-failed", "notice-error",
     "notice-blocked", "notice-cancelled", "notice-warning",
     "md-heading", "md-code", "md-fence", "md-quote", "md-link",
@@ -173,6 +174,8 @@ class WorkerPane(ScrollView, can_focus=True):
             case ops.VerdictOp():
                 self._settle(op.block)
                 self.entries.append(VerdictCard(op))
+            case ops.CheckOp():
+                self.entries.append(CheckCard(op))
             case ops.NoticeOp():
                 self.entries.append(Notice(op))
 

@@ -1,0 +1,140 @@
+"""`paicli resume [SESSION | --last] [--yes]`: go on with an interrupted
+/plan or /team run without the full-screen UI.
+
+The run keeps its approved plan, its completed work and what it spent;
+tasks the interruption caught running start again from their base. Budget
+flags replace the recorded limits (resume a budget stop with a larger
+budget); everything else is as the run was started. Exit codes as `run`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from paicli_tui.commands.common import CommandError, fail, load_or_fail
+from paicli_tui.present.headless import JsonPrinter, TextPrinter
+from paicli_tui.records.resume_state import ResumeState, read_resume_state
+from paicli_tui.session.shutdown import CANCEL_GRACE_S, QuietStream, SignalShutdown
+
+#: Settings a resumed run takes from its record unless a flag says otherwise.
+RECORDED = ("max_turns", "max_tokens", "max_seconds", "run_max_turns", "run_max_tokens", "run_max_seconds")
+
+
+def describe(state: ResumeState) -> list[str]:
+    """What resuming will do, for the person to read before saying yes."""
+    stopped = time.strftime("%Y-%m-%d %H:%M", time.localtime(state.stopped_at)) if state.stopped_at else "?"
+    lines = [f"{state.kind} run of session {state.session}: {state.goal}",
+             f"  {state.progress}; stopped {stopped}: {state.stopped}"]
+    if state.kept:
+        lines.append(f"  kept (not run again): {', '.join(state.kept)}")
+    if state.redone:
+        lines.append(f"  run again from their base: {', '.join(state.redone)}")
+    if state.turns:
+        lines.append(f"  already spent: {state.tokens:,} tokens in {state.turns} model calls")
+    return lines
+
+
+def pick(args: argparse.Namespace, workspace: Path) -> ResumeState:
+    from paicli_tui.records.resumable import newest_resumable
+    from paicli_tui.records.sessions import SessionNotFound, resolve_session
+
+    if args.session and args.last:
+        raise CommandError("name a SESSION or use --last, not both")
+    if args.session:
+        try:
+            path = resolve_session(args.session)
+        except SessionNotFound as exc:
+            raise CommandError(str(exc)) from None
+        state = read_resume_state(path)
+        if not state.resumable:
+            raise CommandError(f"session {state.session} cannot be resumed: {state.why_not}", 1)
+        return state
+    state = newest_resumable(workspace)
+    if state is None:
+        raise CommandError(f"no interrupted /plan or /team run of {workspace} to resume (see `paicli sessions`)", 1)
+    return state
+
+
+def _confirmed(args: argparse.Namespace, out) -> bool:
+    if args.yes:
+        return True
+    if not sys.stdin.isatty():
+        raise CommandError("resume asks first: run it in a terminal, or add --yes")
+    print("Resume this run? [y/N] ", end="", file=out, flush=True)
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+
+def main(args: argparse.Namespace) -> int:
+    from paicli_tui.records.killed import note_killed_runs
+
+    raw = getattr(args, "workspace", None)
+    workspace = (Path(raw).expanduser() if raw else Path.cwd()).resolve()
+    note_killed_runs(workspace)
+    try:
+        state = pick(args, workspace)
+    except CommandError as exc:
+        return fail(str(exc), exc.code)
+    if state.workspace and Path(state.workspace).resolve() != workspace and not args.session:
+        return fail(f"session {state.session} worked in {state.workspace}, not {workspace}", 2)
+    workspace = Path(state.workspace).resolve() if state.workspace else workspace
+    if not workspace.is_dir():
+        return fail(f"the run's workspace {workspace} is gone", 1)
+    for name in RECORDED:
+        if getattr(args, name, None) is None and state.limits.get(name) is not None:
+            setattr(args, name, state.limits[name])
+    if state.kind == "team" and state.workers:
+        args.workers = len(state.workers)
+    settings = load_or_fail(args)
+    if isinstance(settings, int):
+        return settings
+    problem = settings.resolved().problem()
+    if problem:
+        return fail(problem, 2)
+    out, err = QuietStream(sys.stdout), QuietStream(sys.stderr)
+    for line in describe(state):
+        print(line, file=err if args.json else out)
+    try:
+        if not _confirmed(args, err if args.json else out):
+            print("not resumed", file=err)
+            return 1
+    except CommandError as exc:
+        return fail(str(exc), exc.code)
+    shutdown = SignalShutdown(CANCEL_GRACE_S).install()
+    try:
+        return _resume(args, settings, workspace, state, out, err, shutdown)
+    finally:
+        shutdown.uninstall()
+
+
+def _resume(args, settings, workspace, state: ResumeState, out, err, shutdown: SignalShutdown) -> int:
+    from paicli_tui.commands.run import _approver, _wait
+    from paicli_tui.session.live import Session
+    from paicli_tui.session.port import ResumeRun
+
+    session = Session(settings, workspace, approver=_approver(args), session_id=state.session)
+    for warning in session.warnings:
+        print(f"paicli: {warning}", file=err)
+    printer = JsonPrinter(out) if args.json else TextPrinter(out, err)
+    session.bus.subscribe(printer)
+    outcome = None
+    try:
+        if shutdown.signum is None:
+            outcome = _wait(session.submit(ResumeRun(state)), session, shutdown)
+    finally:
+        session.close(CANCEL_GRACE_S, reason=shutdown.reason if shutdown.signum else "cancelled by the user")
+    if outcome is not None and isinstance(printer, JsonPrinter):
+        from paicli_tui.records.report import final_report
+
+        printer.final(final_report(session.ledger.path, outcome, settings.prices))
+    if shutdown.signum is not None:
+        print(f"stopped: {shutdown.reason}; run record: {session.ledger.path}", file=err)
+        return shutdown.exit_code
+    if outcome is None:
+        print(f"cancelled (interrupted); run record: {session.ledger.path}", file=err)
+        return 130
+    if not outcome.ok and not isinstance(printer, JsonPrinter):
+        lines = outcome.text.strip().splitlines()
+        print(f"paicli: {outcome.kind} {outcome.status}" + (f": {lines[0]}" if lines else ""), file=err)
+    return 0 if outcome.ok else 1

@@ -1,0 +1,33 @@
+"""The app's first screen is drawn before the engine's heavy libraries are
+imported: they load in the session's start-up thread or on first use."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+FIRST_SCREEN_MODULES = """
+import json, sys
+import paicli_tui.cli
+import paicli_tui.commands.tui
+from paicli_tui.session.starting import StartingSession
+from paicli_tui.ui.app import PaicliApp
+from paicli_tui.ui.bridge.approver import UiApprover
+from paicli_tui.ui.review.plan_reviewer import UIPlanReviewer
+print(json.dumps(sorted({name.split('.')[0] for name in sys.modules})))
+"""
+
+HEAVY = {"mcp", "jsonschema", "httpx", "httpcore", "anyio", "sqlite3", "acp", "paicli_tui.session.live"}
+
+
+def test_what_the_first_screen_needs_imports_none_of_the_engine_libraries():
+    out = subprocess.run([sys.executable, "-c", FIRST_SCREEN_MODULES], capture_output=True, text=True, check=True)
+    loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
+    assert loaded & HEAVY == set()
+    probe = FIRST_SCREEN_MODULES.replace("name.split('.')[0] for name in sys.modules",
+                                         "name for name in sys.modules if name.startswith('paicli_tui.')")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    ours = set(json.loads(out.stdout.strip().splitlines()[-1]))
+    assert not {"paicli_tui.session.live", "paicli_tui.llm.client", "paicli_tui.agent.registry",
+                "paicli_tui.knowledge.service", "paicli_tui.mcp.manager", "paicli_tui.plan.parser"} & ours

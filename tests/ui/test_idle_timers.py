@@ -1,0 +1,35 @@
+"""An idle app runs no timer: the input's cursor blinks for a while after
+the last key, then stays lit; a key makes it blink again. (Textual is
+pinned: a timer's ``_active`` event is how it pauses.)"""
+
+from __future__ import annotations
+
+import asyncio
+
+from paicli_tui.ui.conversation import prompt_editor
+from tests.ui.conftest import settle
+
+SIZE = (120, 36)
+
+
+def running_timers(app) -> list[str]:
+    nodes = [app, *app.screen_stack, *app.screen.walk_children()]
+    return [f"{type(node).__name__}.{timer.name}" for node in nodes for timer in list(node._timers)
+            if timer._active.is_set() and timer._task is not None and not timer._task.done()]
+
+
+async def test_after_the_cursor_rests_no_timer_runs_until_a_key(app, monkeypatch):
+    monkeypatch.setattr(prompt_editor, "CURSOR_BLINK_S", 0.3)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        prompt = app.main_screen.prompt
+        await asyncio.sleep(0.8)
+        await pilot.pause()
+        assert not prompt.cursor_blink
+        assert running_timers(app) == []
+        await pilot.press("a")
+        await pilot.pause()
+        assert prompt.cursor_blink and running_timers(app)
+        await asyncio.sleep(0.8)
+        await pilot.pause()
+        assert not prompt.cursor_blink and running_timers(app) == []
