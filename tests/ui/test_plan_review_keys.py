@@ -85,7 +85,7 @@ DIALOG_TITLES = {
     "e": (TextPrompt, "Description of task_2"),
     "t": (ChoicePicker, "Type of task_2"),
     "d": (ChoicePicker, "task_2 needs (☑) …"),
-    "c": (TextPrompt, "Check of task_2 (a shell command that exits 0 when it is done; empty for none)"),
+    "c": (TextPrompt, "Check of task_2"),
     "a": (TextPrompt, "New task after task_2"),
     "x": (Confirm, "Delete task_2 “List the source files”?"),
     "delete": (Confirm, "Delete task_2 “List the source files”?"),

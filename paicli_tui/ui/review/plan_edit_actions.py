@@ -100,8 +100,8 @@ class PlanEditActions:
             if text is not None and text.strip() != self.state.task(task_id).check:
                 self._edit(task_id, edits.set_check, task_id, text)
 
-        title = f"Check of {task_id} (a shell command that exits 0 when it is done; empty for none)"
-        hint = "Enter: OK (empty removes it) · Esc: back"
+        title = f"Check of {task_id}"
+        hint = "A shell command that exits 0 when it is done · Enter: OK (empty removes it) · Esc: back"
         self.app.push_screen(TextPrompt(title, self.state.task(task_id).check, hint=hint, allow_blank=True), done)
 
     def action_edit_dependencies(self) -> None:

@@ -370,23 +370,25 @@ class CheckCard(Card):
     and its output folded like a tool's result (a click, or ``o`` for all)."""
 
     flippable = True
-    depends = ("raw", "open_tools")
+    depends = ("open_tools", "raw")
 
     def __init__(self, op: ops.CheckOp) -> None:
-        super().__init__("check", "passed" if op.passed else "failed", ops.check_title(op),
-                         f"{op.task_id} · attempt {op.attempt}", "")
+        state = "passed" if op.passed else "failed"
+        super().__init__("check", state, ops.check_title(op), f"{op.task_id} · attempt {op.attempt}", "")
         self.op = op
-        self.output = clean(op.output).rstrip("\n").splitlines()
 
     def body(self, width: int, view: View) -> list[Content]:
+        lines = clean(self.op.output).rstrip("\n").splitlines()
+        out = [Content(f"$ {clean(self.op.command)}").truncate(max(1, width), ellipsis=True)]
         muted = view.style("muted")
-        out = [Content(f"$ {clean(self.op.command)}").truncate(width, ellipsis=True)]
-        if view.open_tools == self.flipped:
-            count = len(self.output)
-            fold = f"▸ output · {count} line{'s' if count != 1 else ''} (click or o to show)" if count else "▸ no output"
-            return out + _wrapped(fold, width, muted)
-        for line in self.output or ["(no output)"]:
-            out += _wrapped(line, width, muted) or [Content("")]
+        if view.open_tools != self.flipped:
+            for line in lines or ["(no output)"]:
+                out += _wrapped(line, width, muted) or [Content("")]
+        elif lines:
+            out += _wrapped(f"▸ output · {len(lines)} line{'s' if len(lines) != 1 else ''} (click or o to show)",
+                            width, muted)
+        else:
+            out += _wrapped("▸ no output", width, muted)
         return out
 
     @property

@@ -53,8 +53,7 @@ TextBlock = AnswerBlock | ThoughtBlock | StructuredBlock
 _STYLE_NAMES = (
     "heading", "thought", "muted", "warning", "card-title",
     "tool-running", "tool-ok", "tool-failed",
-    "card-completed", "card-approved", "card-blocked", "card-rejected", "card-invalid",
-    "card-passed", "card-failed",
+    "card-completed", "card-approved", "card-blocked", "card-rejected", "card-invalid", "card-passed", "card-failed",
     "notice-review", "notice-retry", "notice-completed", "notice-failed", "notice-error",
     "notice-blocked", "notice-cancelled", "notice-warning",
     "md-heading", "md-code", "md-fence", "md-quote", "md-link",
