@@ -3,8 +3,8 @@
 ``first-screen``: Header, Input, Footer — the least a full-screen app shows.
 ``markdown URL``: four ``Markdown`` widgets in a 2×2 grid, each fed through
 Textual's own ``MarkdownStream`` from one streamed chat completion (the same
-loopback server and stream paicli's workers read), in a scroll that follows
-the tail; ``h`` toggles a line, for the key echo measurement.
+loopback server and stream paicli's workers read), scrolling themselves,
+nothing around them; ``h`` toggles a line, for the key echo measurement.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import threading
 import urllib.request
 
 from textual.app import App, ComposeResult
-from textual.containers import Grid, VerticalScroll
+from textual.containers import Grid
 from textual.widgets import Footer, Header, Input, Markdown, Static
 
 
@@ -42,9 +42,13 @@ def stream_pieces(url: str, agent: str):
 
 
 class MarkdownPanes(App[None]):
+    """The issue's reference: four ``Markdown`` widgets and nothing around
+    them (no scroll containers), each fed by its own ``MarkdownStream`` and
+    scrolling itself, anchored to its end so the last line shows."""
+
     CSS = """
     Grid { grid-size: 2 2; }
-    VerticalScroll { border: round $primary; }
+    Markdown { border: round $primary; height: 1fr; overflow-y: auto; }
     #probe { height: 1; dock: top; }
     """
     BINDINGS = [("h", "toggle_probe", "probe")]
@@ -57,14 +61,14 @@ class MarkdownPanes(App[None]):
         yield Static("PROBE-SHOWN", id="probe")
         with Grid():
             for n in range(1, 5):
-                with VerticalScroll() as scroll:
-                    scroll.border_title = f"worker-{n}"
-                    yield Markdown()
+                markdown = Markdown()
+                markdown.border_title = f"worker-{n}"
+                yield markdown
 
     def on_mount(self) -> None:
-        for n, scroll in enumerate(self.query(VerticalScroll), 1):
-            scroll.anchor()
-            stream = Markdown.get_stream(scroll.query_one(Markdown))
+        for n, markdown in enumerate(self.query(Markdown), 1):
+            markdown.anchor()
+            stream = Markdown.get_stream(markdown)
             threading.Thread(target=self._feed, args=(stream, f"task_{n}"), daemon=True).start()
 
     def _feed(self, stream, agent: str) -> None:

@@ -10,9 +10,9 @@ Measured:
 - deltas/s absorbed: all deltas / (last delta in its pane − first emission);
 - emission → pane latency, p50 and p99: each delta's emission time against
   the moment the pane's one write of that frame has returned. The write
-  only appends to the answer's model; its lines are painted at most
-  ``REFRESH_HZ`` times a second (markdown_lines.py), so add up to
-  1 / REFRESH_HZ for the text to show — the bench checks that every pane
+  only appends to the answer's model; the pane paints at most
+  ``FRAMES_PER_S`` times a second (worker_pane.py), so add up to
+  1 / FRAMES_PER_S for the text to show — the bench checks that every pane
   painted its last words, after the last delta;
 - producer cost per delta: the producer threads' CPU time / deltas (what a
   worker pays to report a token; it never waits for the UI).
@@ -156,11 +156,14 @@ async def run(workers: int, deltas: int, rate: float = 0) -> dict:
                     pane = screen.pane(name)
                     assert pane.text.rstrip().endswith("tok:"), pane.text[-80:]
                 # The answer paints its lines a few times a second at most
-                # (markdown_lines.py): its last words must be painted soon.
+                # (worker_pane.py): its last words must be painted soon.
                 deadline = time.monotonic() + 10
 
                 def painted(name: str) -> bool:
-                    answers = [e for e in screen.pane(name).entries if hasattr(e, "rendered_text")]
+                    pane = screen.pane(name)
+                    if hasattr(pane, "painted_text"):  # one view painting lines
+                        return pane.painted_text().rstrip().endswith("tok:")
+                    answers = [e for e in pane.entries if hasattr(e, "rendered_text")]  # a widget per entry
                     return bool(answers) and answers[-1].rendered_text().rstrip().endswith("tok:")
 
                 while not all(painted(name) for name in names):

@@ -61,7 +61,10 @@ def test_a_failed_check_card_with_its_retry(snap_compare):
 def test_a_passed_check_card_after_the_retry_with_the_failed_output_opened(snap_compare):
     async def run_before(pilot):
         screen = await failed_then(pilot, passed=True)
-        screen.query(CheckCard).first().toggle_class("-flipped")  # what a click does
+        pane = screen.query_one(WorkerPane)
+        failed = next(entry for entry in pane.entries if isinstance(entry, CheckCard))
+        row = pane.rows_of(failed).start - round(pane.scroll_y)
+        await pilot.click(pane, offset=(3, 1 + row))
         await pilot.pause()
 
     assert snap_compare(host(), terminal_size=(120, 36), run_before=run_before)
@@ -71,11 +74,23 @@ async def test_the_cards_say_what_the_check_did():
     app = host()
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await failed_then(pilot, passed=True)
-        cards = list(screen.query(CheckCard))
+        pane = screen.query_one(WorkerPane)
+        cards = [entry for entry in pane.entries if isinstance(entry, CheckCard)]
         assert [card.plain.splitlines()[0] for card in cards] == [
             "✗ check failed · exit 1 · 0.8 s", "✓ check passed · exit 0 · 0.6 s"]
-        text = screen.query_one(WorkerPane).text
+        text = pane.text
         assert "⚠ no tool calls" in text and "after its check failed" in text
+        drawn = pane.rendered_text()
+        assert "▸ output · 4 lines (click or o to show)" in drawn and "FileNotFoundError" not in drawn
+        row = pane.rows_of(cards[0]).start - round(pane.scroll_y)
+        await pilot.click(pane, offset=(3, 1 + row))  # opens that card's output, not the other's
+        await pilot.pause()
+        drawn = pane.rendered_text()
+        assert "FileNotFoundError: notes.md" in drawn and "1 passed in 0.03s" not in drawn
+        await pilot.press("o")
+        await pilot.pause()
+        drawn = pane.rendered_text()
+        assert "FileNotFoundError" not in drawn and "1 passed in 0.03s" in drawn
 
 
 async def test_a_plan_tasks_details_show_its_receipts_and_checks():

@@ -1,4 +1,4 @@
-"""Markdown painted as lines (markdown_lines.py, markdown_strips.py): no
+"""Markdown painted as lines (worker_pane.py, pane_entries.py, markdown_strips.py): no
 line wider than the width, hanging indents, styled inline code and bold;
 finished blocks are rendered once; the open block is rendered a few times
 a second however fast text arrives; a hidden widget renders nothing."""
@@ -6,12 +6,15 @@ a second however fast text arrives; a hidden widget renders nothing."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 from textual.app import App, ComposeResult
 
-from paicli_tui.ui.run import markdown_lines
+from paicli_tui.ui.run import pane_entries
+from tests.support.timing import scaled
 from paicli_tui.ui.run.markdown_doc import parse_blocks
-from paicli_tui.ui.run.markdown_lines import MarkdownLines
+from paicli_tui.ui.run.pane_ops import TextOp
+from paicli_tui.ui.run.worker_pane import WorkerPane
 from paicli_tui.ui.run.markdown_strips import BlockStyles, block_lines
 
 STYLES = BlockStyles()
@@ -47,41 +50,52 @@ class Host(App[None]):
         self.hidden = hidden
 
     def compose(self) -> ComposeResult:
-        widget = MarkdownLines()
-        widget.display = not self.hidden
-        yield widget
+        pane = WorkerPane("worker-1")
+        pane.display = not self.hidden
+        yield pane
 
 
-async def test_finished_blocks_render_once_and_the_open_block_is_throttled(monkeypatch):
+async def painted(pilot, pane: WorkerPane) -> None:
+    deadline = time.monotonic() + scaled(5)
+    await pilot.pause(0.05)
+    while pane.pending and time.monotonic() < deadline:
+        await pilot.pause(0.05)
+
+
+def text_op(text: str) -> TextOp:
+    return TextOp(1, "content", text)
+
+
+async def test_finished_blocks_render_once_and_the_pane_repaints_a_few_times_per_burst(monkeypatch):
     calls: list[str] = []
-    real = markdown_lines.block_lines
-    monkeypatch.setattr(markdown_lines, "block_lines", lambda block, *a, **k: calls.append(block.source) or real(block, *a, **k))
+    real = pane_entries.block_lines
+    monkeypatch.setattr(pane_entries, "block_lines", lambda block, *a, **k: calls.append(block.source) or real(block, *a, **k))
     app = Host()
     async with app.run_test(size=(60, 40)) as pilot:
-        widget = app.query_one(MarkdownLines)
+        pane = app.query_one(WorkerPane)
         text = "".join(f"Paragraph {n} says something.\n\n" for n in range(40))
         for start in range(0, len(text), 4):  # 4 characters a fragment, no pause: one burst
-            widget.append(text[start:start + 4])
+            await pane.write([text_op(text[start:start + 4])])
             if start % 40 == 0:
                 await asyncio.sleep(0)
-        await pilot.pause(0.3)
-        assert "Paragraph 39 says something." in widget.rendered_text()
-        assert widget.renders <= 4  # not one render per fragment
+        await painted(pilot, pane)
+        assert "Paragraph 39 says something." in pane.painted_text()
+        assert pane.builds <= len(text) // 4 // 10  # not one paint per fragment
         calls.clear()
-        widget.append("One more paragraph.\n\nAnd the open one")
-        await pilot.pause(0.3)
+        await pane.write([text_op("One more paragraph.\n\nAnd the open one")])
+        await painted(pilot, pane)
         # Only the block that just finished and the new ones: nothing older again.
         assert set(calls) <= {"Paragraph 39 says something.\n", "One more paragraph.\n", "And the open one"}
-        assert widget.rendered_text().rstrip().endswith("One more paragraph.\n\nAnd the open one")
+        assert pane.painted_text().rstrip().endswith("One more paragraph.\n\nAnd the open one")
 
 
-async def test_a_hidden_widget_renders_nothing_until_shown():
+async def test_a_hidden_pane_paints_nothing_until_shown():
     app = Host(hidden=True)
     async with app.run_test(size=(60, 20)) as pilot:
-        widget = app.query_one(MarkdownLines)
-        widget.append("Some **text**\n\nmore\n")
+        pane = app.query_one(WorkerPane)
+        await pane.write([text_op("Some **text**\n\nmore\n")])
         await pilot.pause(0.3)
-        assert widget.renders == 0
-        widget.display = True
+        assert pane.builds == 0 and pane.pending
+        pane.display = True
         await pilot.pause(0.2)
-        assert widget.renders >= 1 and "Some text" in widget.rendered_text()
+        assert pane.builds >= 1 and "Some text" in pane.painted_text()

@@ -1,152 +1,247 @@
-"""The entries a worker pane is made of: a step heading, streamed Markdown,
-a dimmed thought that folds, a one-line tool call that opens, a report card,
-a verdict card, a notice.
+"""What a worker pane says, as a list of entries that draw themselves as
+lines (no widget per entry): a step heading, streamed Markdown, a dimmed
+thought that folds, a one-line tool call that opens, a report card, a
+verdict card, a notice.
 
-What is folded or open follows the run screen's classes (``-fold-thinking``,
-``-open-tools``, ``-raw``), so one key restyles every pane at once without
-touching an entry; a click flips one entry against that. Every entry has a
-``plain`` text (what it says, for tests and the pane's ``text``).
+Each entry turns into styled lines at a width (``lines``); the pane keeps
+the strips and asks again only when the entry changed (``version``), the
+width changed, or a view flag it depends on changed. An answer keeps its
+finished Markdown blocks' strips per width and renders only its open block
+again. Every entry has a ``plain`` text (what it says, for tests and the
+pane's ``text``) and ``classes`` naming its kind and state.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
+from typing import Callable
 
-from textual.app import ComposeResult
-from textual.containers import Vertical
 from textual.content import Content
-from textual.widget import Widget
-from textual.widgets import Markdown, Static
+from textual.strip import Strip
+from textual.style import Style
 
 from paicli_tui.ui.run import pane_ops as ops
-from paicli_tui.ui.run.markdown_doc import shared_parser
-from paicli_tui.ui.run.markdown_lines import MarkdownLines
-from paicli_tui.ui.run.plain_log import PlainLog
+from paicli_tui.ui.run.markdown_doc import MarkdownDoc, parse_blocks
+from paicli_tui.ui.run.markdown_strips import BlockStyles, block_lines
 from paicli_tui.ui.run.text_chunks import clean
 
 #: Characters of a tool's result shown when its entry is open.
 TOOL_DETAIL_CHARS = 4000
-#: Characters of one frame's text the run screen's warm-up streams into an answer.
-MARKDOWN_BUDGET = 1500
 
 
-def markdown_chunk() -> Markdown:
-    """A Markdown widget sharing one parser (cards use them)."""
-    return Markdown(classes="chunk", parser_factory=shared_parser)
+@dataclass(frozen=True)
+class View:
+    """How the pane draws its entries right now: the screen's folds and the
+    styles read from its CSS. ``to_strips`` turns lines into strips."""
+
+    fold_thinking: bool
+    open_tools: bool
+    raw: bool
+    styles: dict[str, Style]
+    markdown: BlockStyles
+    to_strips: Callable[[list[Content], int], list[Strip]]
+
+    def style(self, name: str) -> Style:
+        return self.styles.get(name, Style())
 
 
-class AnswerBlock(MarkdownLines):
-    """An answer streamed as Markdown, painted as lines: finished blocks are
-    rendered once, only the open one again, a few times a second at most
-    (markdown_lines.py). One widget however long the answer is."""
+def markdown_lines(text: str, width: int, styles: BlockStyles) -> list[Content]:
+    """Finished Markdown at ``width``, without the blank line after the last block."""
+    lines = [line for block in parse_blocks(text) for line in block_lines(block, width, styles, highlighted=True)]
+    while lines and not lines[-1].plain.strip():
+        lines.pop()
+    return lines
+
+
+def _wrapped(text: str, width: int, style: Style) -> list[Content]:
+    return Content(text).stylize(style).wrap(max(1, width)) if text else []
+
+
+class Entry:
+    """One thing the pane shows. ``flippable`` entries change state on a click."""
+
+    flippable = False
+    #: The view flags the entry's lines depend on (a key of the pane's cache).
+    depends: tuple[str, ...] = ()
+
+    def __init__(self, *classes: str) -> None:
+        self.classes = {"entry", *classes}
+        self.version = 0
+        self.flipped = False
+
+    def changed(self) -> None:
+        self.version += 1
+
+    def flip(self) -> None:
+        self.flipped = not self.flipped
+        self.classes ^= {"-flipped"}
+        self.changed()
+
+    def view_key(self, view: View) -> tuple[bool, ...]:
+        return tuple(getattr(view, name) for name in self.depends)
+
+    def strips(self, width: int, view: View, first: bool) -> list[Strip]:
+        return view.to_strips(self.lines(width, view, first), width)
+
+    def lines(self, width: int, view: View, first: bool) -> list[Content]:
+        raise NotImplementedError
+
+    @property
+    def plain(self) -> str:
+        raise NotImplementedError
+
+
+class StepHeading(Entry):
+    """``▶ task_N · attempt 1 · description``, a blank line above unless it opens the pane."""
+
+    def __init__(self, op: ops.StepOp) -> None:
+        super().__init__("heading")
+        self.text = f"▶ {op.task_id} · attempt {op.attempt}" + (f" · {op.description}" if op.description else "")
+
+    def lines(self, width: int, view: View, first: bool) -> list[Content]:
+        body = _wrapped(self.text, width, view.style("heading"))
+        return body if first else [Content(""), *body]
+
+    @property
+    def plain(self) -> str:
+        return self.text
+
+
+class Notice(Entry):
+    def __init__(self, op: ops.NoticeOp) -> None:
+        super().__init__("notice", f"-{op.kind}")
+        self.kind = op.kind
+        self.text = op.text
+
+    def lines(self, width: int, view: View, first: bool) -> list[Content]:
+        return _wrapped(self.text, width, view.styles.get(f"notice-{self.kind}") or view.style("muted"))
+
+    @property
+    def plain(self) -> str:
+        return self.text
+
+
+class AnswerBlock(Entry):
+    """An answer streamed as Markdown: finished blocks become strips once
+    per width, only the open block is rendered again."""
 
     def __init__(self) -> None:
-        super().__init__(classes="entry answer")
+        super().__init__("answer")
+        self.doc = MarkdownDoc()
+        #: width → (finished blocks drawn, their strips); two widths kept, so
+        #: a layout that flips between two (the tree shown, hidden) redraws nothing.
+        self._finished: dict[int, tuple[int, list[Strip]]] = {}
+        self.renders = 0  # open-block renders, for tests and benches
 
-    async def append(self, text: str) -> None:
+    def append(self, text: str) -> None:
         text = clean(text)
         if text:
-            super().append(text)
+            self.doc.append(text)
+            self.changed()
+
+    def strips(self, width: int, view: View, first: bool) -> list[Strip]:
+        open_blocks = self.doc.split()
+        drawn, finished = self._finished.pop(width, (0, []))
+        for block in self.doc.finished[drawn:]:
+            finished.extend(view.to_strips(block_lines(block, width, view.markdown, highlighted=True), width))
+        self._finished = {**dict(list(self._finished.items())[-1:]), width: (len(self.doc.finished), finished)}
+        self.renders += 1
+        open_lines = [line for block in open_blocks for line in block_lines(block, width, view.markdown)]
+        return finished + view.to_strips(open_lines, width)
 
     @property
     def plain(self) -> str:
         return self.doc.text
 
 
-class ThoughtBlock(Vertical):
-    """Reasoning: dimmed, and folded to one line under ``-fold-thinking``."""
+class ThoughtBlock(Entry):
+    """Reasoning: dimmed, and folded to one line under the screen's fold (a click flips one)."""
 
-    DEFAULT_CSS = "ThoughtBlock { height: auto; }"
+    flippable = True
+    depends = ("fold_thinking",)
 
     def __init__(self) -> None:
-        super().__init__(classes="entry thought")
-        self.fold = Static(classes="fold")
-        self.body = PlainLog(classes="body")
+        super().__init__("thought")
+        self.text = ""
         self.words = 0
 
-    def compose(self) -> ComposeResult:
-        yield self.fold
-        yield self.body
-
-    async def append(self, text: str) -> None:
+    def append(self, text: str) -> None:
         text = clean(text)
-        self.body.append(text)
-        self.words += len(text.split())
-        self.fold.update(Content(f"▸ thinking · {self.words} words (click or t to show)"))
+        if text:
+            self.text += text
+            self.words = len(self.text.split())
+            self.changed()
 
-    def on_click(self) -> None:
-        self.toggle_class("-flipped")
+    def lines(self, width: int, view: View, first: bool) -> list[Content]:
+        style = view.style("thought")
+        if view.fold_thinking != self.flipped:
+            return _wrapped(f"▸ thinking · {self.words} words (click or t to show)", width, style)
+        return [line for part in self.text.split("\n") for line in (_wrapped(part, width, style) or [Content("")])]
 
     @property
     def plain(self) -> str:
-        return self.body.text
+        return self.text
 
 
-class StructuredBlock(Vertical):
-    DEFAULT_CSS = "StructuredBlock { height: auto; }"
+class StructuredBlock(Entry):
     """A report or verdict being written: one line while it streams, the raw
     JSON only in the raw view; shown as text if it was not one after all."""
 
+    depends = ("raw",)
+
     def __init__(self, what: str) -> None:
-        super().__init__(classes="entry structured")
+        super().__init__("structured")
         self.what = what
         self.raw = ""
-        self.line = Static(Content(f"… writing the {what}"), classes="line")
-        self.raw_view = Static(classes="raw")
 
-    def compose(self) -> ComposeResult:
-        yield self.line
-        yield self.raw_view
-
-    async def append(self, text: str) -> None:
+    def append(self, text: str) -> None:
         self.raw += clean(text)
-        self.line.update(Content(f"… writing the {self.what} · {len(self.raw)} characters"))
-        self.raw_view.update(Content(self.raw))
+        self.changed()
 
     def settle(self) -> None:
-        self.add_class("-settled")
+        self.classes.add("-settled")
+        self.changed()
 
     def release(self) -> None:
-        self.add_class("-released")
+        self.classes.add("-released")
+        self.changed()
+
+    def lines(self, width: int, view: View, first: bool) -> list[Content]:
+        released = "-released" in self.classes
+        out = []
+        if not released and "-settled" not in self.classes:
+            out += _wrapped(f"… writing the {self.what} · {len(self.raw)} characters", width, view.style("muted"))
+        if released or view.raw:
+            out += _wrapped(self.raw, width, Style() if released else view.style("muted"))
+        return out
 
     @property
     def plain(self) -> str:
         return self.raw
 
 
-class StepHeading(Static):
-    def __init__(self, op: ops.StepOp) -> None:
-        text = f"▶ {op.task_id} · attempt {op.attempt}" + (f" · {op.description}" if op.description else "")
-        super().__init__(Content(text), classes="entry heading")
-        self.plain = text
-
-
-class Notice(Static):
-    def __init__(self, op: ops.NoticeOp) -> None:
-        super().__init__(Content(op.text), classes=f"entry notice -{op.kind}")
-        self.plain = op.text
-
-
-class ToolEntry(Vertical):
-    DEFAULT_CSS = "ToolEntry { height: auto; }"
+class ToolEntry(Entry):
     """``→ tool subject · ✓ summary`` on one line; its arguments and result
     below it when open (a click, or ``o`` for all)."""
 
+    flippable = True
+    depends = ("open_tools",)
+
     def __init__(self, op: ops.ToolOp) -> None:
-        super().__init__(classes="entry tool -running")
+        super().__init__("tool", "-running")
         self.op = op
         self.outcome = "…"
+        self.state = "running"
         self.details = ""
-        self.line = Static(self._line(), classes="line")
-        self.details_view = Static(Content(self._arguments()), classes="details")
 
-    def compose(self) -> ComposeResult:
-        yield self.line
-        yield self.details_view
-
-    def _line(self) -> Content:
-        head = f"→ {self.op.tool} {self.op.subject}".rstrip()
-        return Content(f"{head} · {self.outcome}")
+    def finished(self, op: ops.ToolDoneOp) -> None:
+        self.outcome = f"{'✓' if op.ok else '✗'} {op.summary}".rstrip()
+        content = clean(op.content)
+        self.details = content[:TOOL_DETAIL_CHARS] + ("…" if len(content) > TOOL_DETAIL_CHARS else "")
+        self.state = "ok" if op.ok else "failed"
+        self.classes = (self.classes - {"-running"}) | {f"-{self.state}"}
+        self.changed()
 
     def _arguments(self) -> str:
         try:
@@ -156,21 +251,19 @@ class ToolEntry(Vertical):
         text = f"arguments:\n{clean(shown)}"
         return f"{text}\nresult:\n{self.details}" if self.details else text
 
-    def finished(self, op: ops.ToolDoneOp) -> None:
-        self.outcome = f"{'✓' if op.ok else '✗'} {op.summary}".rstrip()
-        content = clean(op.content)
-        self.details = content[:TOOL_DETAIL_CHARS] + ("…" if len(content) > TOOL_DETAIL_CHARS else "")
-        self.remove_class("-running")
-        self.add_class("-ok" if op.ok else "-failed")
-        self.line.update(self._line())
-        self.details_view.update(Content(self._arguments()))
-
-    def on_click(self) -> None:
-        self.toggle_class("-flipped")
+    def lines(self, width: int, view: View, first: bool) -> list[Content]:
+        line = Content(self.plain).stylize(view.style(f"tool-{self.state}")).truncate(max(1, width), ellipsis=True)
+        out = [line]
+        if view.open_tools != self.flipped:
+            muted = view.style("muted")
+            for part in self._arguments().split("\n"):
+                out += [Content("  ") + row for row in (_wrapped(part, width - 2, muted) or [Content("")])]
+        return out
 
     @property
     def plain(self) -> str:
-        return self._line().plain
+        head = f"→ {self.op.tool} {self.op.subject}".rstrip()
+        return f"{head} · {self.outcome}"
 
 
 def _raw_text(raw: str) -> str:
@@ -180,101 +273,124 @@ def _raw_text(raw: str) -> str:
         return raw
 
 
-class ReportCard(Vertical):
-    DEFAULT_CSS = "ReportCard { height: auto; }"
+class Card(Entry):
+    """A bordered box: a title in the state's colour, a subtitle, a body;
+    the raw reply inside it in the raw view."""
+
+    depends = ("raw",)
+
+    def __init__(self, kind: str, state: str, title: str, subtitle: str, raw: str) -> None:
+        super().__init__("card", kind, f"-{state}")
+        self.state = state
+        self.title = title
+        self.subtitle = subtitle
+        self.raw = raw
+
+    def body(self, width: int, view: View) -> list[Content]:
+        raise NotImplementedError
+
+    def lines(self, width: int, view: View, first: bool) -> list[Content]:
+        inner = max(1, width - 4)
+        body = self.body(inner, view)
+        if view.raw:
+            body += _wrapped(_raw_text(self.raw), inner, view.style("muted"))
+        border = view.style(f"card-{self.state}")
+        title = Content(f" {self.title} ").truncate(max(0, width - 4))
+        subtitle = Content(f" {self.subtitle} ").truncate(max(0, width - 4))
+        top = (Content.styled("╭─", border) + title.stylize(border + view.style("card-title").without_color)
+               + Content.styled("─" * max(0, width - 3 - title.cell_length) + "╮", border))
+        rule = max(0, width - 3 - subtitle.cell_length)
+        bottom = Content.styled("╰" + "─" * rule, border) + subtitle.stylize(view.style("muted")) + Content.styled("─╯", border)
+        side = Content.styled("│", border)
+        rows = []
+        for row in body:
+            row = row.truncate(inner)
+            rows.append(side + Content(" ") + row.pad_right(inner - row.cell_length) + Content(" ") + side)
+        return [top, *rows, bottom, Content("")]
+
+
+class ReportCard(Card):
     """A worker's report: a status badge, the reason when it is blocked or
     invalid, the result rendered."""
 
     def __init__(self, op: ops.ReportOp) -> None:
-        super().__init__(classes=f"entry card report -{op.status}")
-        self.op = op
         glyph = {"completed": "✓", "blocked": "■"}.get(op.status, "✗")
-        self.border_title = Content(f"{glyph} report · {op.status}")
-        self.border_subtitle = Content(f"{op.step_id} · attempt {op.attempt}")
+        super().__init__("report", op.status, f"{glyph} report · {op.status}", f"{op.step_id} · attempt {op.attempt}",
+                         op.raw or op.result)
+        self.op = op
 
-    def compose(self) -> ComposeResult:
+    def body(self, width: int, view: View) -> list[Content]:
         op = self.op
+        out: list[Content] = []
         if op.reason:
             label = "could not be read" if op.status == "invalid" else "reason"
-            yield Static(Content(f"{label}: {clean(op.reason)}"), classes="reason")
+            out += _wrapped(f"{label}: {clean(op.reason)}", width, view.style("warning"))
         if op.result and op.status != "invalid":
-            yield Markdown(clean(op.result), classes="result")
-        yield Static(Content(_raw_text(op.raw or op.result)), classes="raw")
+            out += markdown_lines(clean(op.result), width, view.markdown)
+        return out
 
     @property
     def plain(self) -> str:
-        return "\n".join(p for p in (str(self.border_title), self.op.reason, self.op.result) if p)
+        return "\n".join(p for p in (self.title, self.op.reason, self.op.result) if p)
 
 
-class VerdictCard(Vertical):
-    DEFAULT_CSS = "VerdictCard { height: auto; }"
+class VerdictCard(Card):
     """A reviewer's verdict: approved or rejected, its summary, the issues
     as a list, an approval's notes."""
 
     def __init__(self, op: ops.VerdictOp) -> None:
         state = "approved" if op.approved else "rejected"
-        super().__init__(classes=f"entry card verdict -{state}")
+        super().__init__("verdict", state, f"{'✓' if op.approved else '✗'} {state} · {op.reviewer}",
+                         f"{op.step_id} · attempt {op.attempt}", op.raw)
         self.op = op
-        self.border_title = Content(f"{'✓' if op.approved else '✗'} {state} · {op.reviewer}")
-        self.border_subtitle = Content(f"{op.step_id} · attempt {op.attempt}")
 
-    def compose(self) -> ComposeResult:
+    def body(self, width: int, view: View) -> list[Content]:
         op = self.op
+        out: list[Content] = []
         feedback = clean(op.feedback).strip()
         if op.summary:
-            yield Static(Content(clean(op.summary)), classes="summary")
+            out += _wrapped(clean(op.summary), width, Style())
         if feedback and feedback != op.summary.strip():
-            yield Markdown(feedback, classes="issues")
+            out += markdown_lines(feedback, width, view.markdown)
         if op.notes:
-            yield Markdown("notes:\n" + "\n".join(f"- {clean(note)}" for note in op.notes), classes="notes")
-        yield Static(Content(_raw_text(op.raw)), classes="raw")
+            notes = "\n".join(f"- {clean(note)}" for note in op.notes)
+            muted = view.style("muted")
+            out += [Content.styled("notes:", muted)]
+            out += [line.stylize_before(muted) for line in markdown_lines(notes, width, view.markdown)]
+        return out
 
     @property
     def plain(self) -> str:
-        parts = [str(self.border_title), self.op.summary, self.op.feedback, *self.op.notes]
+        parts = [self.title, self.op.summary, self.op.feedback, *self.op.notes]
         return "\n".join(p for p in parts if p)
 
 
-class CheckCard(Vertical):
-    DEFAULT_CSS = "CheckCard { height: auto; }"
+class CheckCard(Card):
     """A task's check: ✓/✗ with the exit and time in the title, the command,
     and its output folded like a tool's result (a click, or ``o`` for all)."""
 
+    flippable = True
+    depends = ("open_tools", "raw")
+
     def __init__(self, op: ops.CheckOp) -> None:
         state = "passed" if op.passed else "failed"
-        super().__init__(classes=f"entry card check -{state}")
+        super().__init__("check", state, ops.check_title(op), f"{op.task_id} · attempt {op.attempt}", "")
         self.op = op
-        self.border_title = Content(ops.check_title(op))
-        self.border_subtitle = Content(f"{op.task_id} · attempt {op.attempt}")
 
-    def compose(self) -> ComposeResult:
+    def body(self, width: int, view: View) -> list[Content]:
         lines = clean(self.op.output).rstrip("\n").splitlines()
-        yield Static(Content(f"$ {clean(self.op.command)}"), classes="command")
-        fold = f"▸ output · {len(lines)} line{'s' if len(lines) != 1 else ''} (click or o to show)" if lines \
-            else "▸ no output"
-        yield Static(Content(fold), classes="fold")
-        yield Static(Content("\n".join(lines) or "(no output)"), classes="details")
-
-    def on_click(self) -> None:
-        self.toggle_class("-flipped")
+        out = [Content(f"$ {clean(self.op.command)}").truncate(max(1, width), ellipsis=True)]
+        muted = view.style("muted")
+        if view.open_tools != self.flipped:
+            for line in lines or ["(no output)"]:
+                out += _wrapped(line, width, muted) or [Content("")]
+        elif lines:
+            out += _wrapped(f"▸ output · {len(lines)} line{'s' if len(lines) != 1 else ''} (click or o to show)",
+                            width, muted)
+        else:
+            out += _wrapped("▸ no output", width, muted)
+        return out
 
     @property
     def plain(self) -> str:
-        return f"{self.border_title}\n$ {self.op.command}"
-
-
-def warm_up_entries() -> list[Widget]:
-    """One entry of every kind, with the Markdown blocks an answer usually
-    has: mounted once, hidden, so their CSS is read before a run streams."""
-    return [
-        Markdown("warm *up*\n\n## b\n\n- `c`\n\n```\nd\n```"),
-        AnswerBlock(),
-        ThoughtBlock(),
-        StructuredBlock("report"),
-        StepHeading(ops.StepOp("t", 1, "")),
-        Notice(ops.NoticeOp("review", "")),
-        ToolEntry(ops.ToolOp("c", "t", "", "{}")),
-        ReportCard(ops.ReportOp("t", 1, "completed", "r", "")),
-        VerdictCard(ops.VerdictOp("r", "t", 1, False, "s", "- i", ("n",))),
-        CheckCard(ops.CheckOp("t", 1, "true", True, "exit 0", 0.0, "")),
-    ]
+        return f"{self.title}\n$ {self.op.command}"

@@ -17,6 +17,10 @@ from paicli_tui.ui.run.worker_pane import WorkerPane
 from paicli_tui.ui.run.worker_strip import WorkerStrip
 
 
+#: The zoomed pane's bottom line.
+ZOOM_HINT = "Tab next pane · z back"
+
+
 class RunKeys:
     """Actions and choice handlers of ``RunScreen``; they read and change
     the screen's own state (its model, tree, panes and layout flags)."""
@@ -165,14 +169,20 @@ class RunKeys:
         self.apply_layout()
 
     def action_toggle_thinking(self) -> None:
-        self.toggle_class("-fold-thinking")
+        self._toggle_view("-fold-thinking")
 
     def action_toggle_tools(self) -> None:
-        self.toggle_class("-open-tools")
+        self._toggle_view("-open-tools")
 
     def action_toggle_raw(self) -> None:
-        self.toggle_class("-raw")
+        self._toggle_view("-raw")
         self.notify("Raw replies shown" if self.has_class("-raw") else "Raw replies hidden", markup=False)
+
+    def _toggle_view(self, flag: str) -> None:
+        """Fold or open one kind of entry in every pane (panes draw lines: tell them)."""
+        self.toggle_class(flag)
+        for pane in self.panes:
+            pane.restyle()
 
     def action_next_worker(self) -> None:
         self._step_worker(1)
@@ -206,3 +216,21 @@ class RunKeys:
         target = focused or next((p for p in shown if p.worker in busy), None) or (shown or self.panes)[0]
         target.focus()
         self.maximize(target, container=False)
+
+    def action_tab(self, step: int = 1) -> None:
+        """Tab moves the focus; while a pane is zoomed, the zoom moves to the next worker's pane."""
+        zoomed = self.maximized
+        if not isinstance(zoomed, WorkerPane):
+            self.focus_next() if step > 0 else self.focus_previous()
+            return
+        names = list(self.model.workers)
+        worker = names[(names.index(zoomed.worker) + step) % len(names)] if zoomed.worker in names else names[0]
+        self._select(worker)
+        self.maximize(self.pane(worker), container=False)
+
+    def watch_maximized(self, before: Any, after: Any) -> None:
+        if isinstance(before, WorkerPane):
+            before.border_subtitle = None
+        if isinstance(after, WorkerPane):
+            after.border_subtitle = ZOOM_HINT
+            after.follow_tail()

@@ -38,7 +38,6 @@ from paicli_tui.ui.run.run_summary import RunSummary
 from paicli_tui.ui.run.run_tree import RunTaskTree
 from paicli_tui.ui.run.task_details import TaskDetailsScreen
 from paicli_tui.ui.run.timeline import RunTimeline
-from paicli_tui.ui.run.pane_entries import MARKDOWN_BUDGET, AnswerBlock, warm_up_entries
 from paicli_tui.ui.run.worker_pane import MAX_ENTRIES, WorkerPane
 from paicli_tui.ui.run.worker_strip import WorkerStrip
 
@@ -59,6 +58,8 @@ class RunScreen(RunKeys, Screen):
         Binding("s", "toggle_summary", "Fold the summary", id="run.summary"),
         Binding("h", "toggle_tree", "Hide the tasks", id="run.tree"),
         Binding("z", "zoom", "Zoom pane", id="run.zoom"),
+        Binding("tab", "tab(1)", "Next pane (the next zoomed pane)", show=False, id="run.tab"),
+        Binding("shift+tab", "tab(-1)", "Previous pane", show=False, id="run.shift_tab"),
         Binding("right_square_bracket", "next_worker", "Next worker", id="run.next_worker"),
         Binding("left_square_bracket", "previous_worker", "Previous worker", id="run.previous_worker"),
         Binding("t", "toggle_thinking", "Fold thinking", id="run.thinking"),
@@ -159,31 +160,8 @@ class RunScreen(RunKeys, Screen):
         if self._tick:
             self._clock = self.set_interval(TICK_SECONDS, self._tick_live, name="run-elapsed")
         self._ready = True
-        self.call_after_refresh(self._warm_up)
         if self._early:
             self.call_later(self.paint, [])
-
-    async def _warm_up(self) -> None:
-        """Textual reads a widget class's CSS when its first instance mounts,
-        and styles the whole screen again: tens to hundreds of milliseconds
-        for Markdown and each kind of pane entry. Pay it while the screen
-        opens, not in the first frame a worker streams."""
-        if self.going_away:
-            return
-        pane = WorkerPane("warm-up", id="pane-warm-up")
-        pane.display = False
-        try:
-            await self.query_one("#run-panes").mount(pane)
-            entries = warm_up_entries()
-            await pane.mount_all(entries)
-            for entry in entries:
-                if isinstance(entry, AnswerBlock):  # both ways an answer grows: Markdown, and a burst
-                    await entry.append("warm *up*")
-                    await entry.append("x" * (MARKDOWN_BUDGET + 1))
-            await pane.remove()
-        except (MountError, NoMatches):
-            if not self.going_away:
-                raise
 
     def on_resize(self) -> None:
         self.apply_layout()

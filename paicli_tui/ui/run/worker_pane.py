@@ -1,26 +1,38 @@
 """One worker's live output on the run screen (P-7.3, P-7.6).
 
-A scrolling column of entries (``pane_entries.py``) fed once per frame with
-that frame's ``pane_ops``: streamed text grows the open block (Markdown for
-an answer, dimmed text for a thought), everything else adds an entry. The
-pane is anchored to its end, so it follows the tail — through new text, a
-resize, the summary appearing, a zoom — until the person scrolls up, and
-again once they scroll back down. It is bounded: beyond ``max_entries`` the
-oldest entries go, and a reader scrolled up keeps their place.
+One scrolling view that paints lines (the Line API): the pane keeps its
+entries (``pane_entries.py``) as data, in the order they happened, and
+draws each as cached strips. A frame's ``pane_ops`` change the entries and
+ask for a repaint; the strips are rebuilt at most ``FRAMES_PER_S`` times a
+second, only for entries that changed, and only while the pane is shown —
+a hidden pane (zoomed out, a strip row, another screen on top) just keeps
+its entries. A growing pane changes its own scroll height, never the
+screen's layout; a resize draws every entry again from its text.
+
+The pane follows its tail until the person scrolls up, and again once they
+scroll back to the end. Beyond ``max_entries`` the oldest entries go; a
+reader scrolled up keeps their place.
 """
 
 from __future__ import annotations
 
+import bisect
+import time
 from typing import Iterable
 
-from textual.containers import VerticalScroll
+from textual import events
 from textual.content import Content
-from textual.widget import Widget
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.visual import RenderOptions
 
 from paicli_tui.ui.run import pane_ops as ops
+from paicli_tui.ui.run.markdown_strips import BlockStyles
 from paicli_tui.ui.run.pane_entries import (
     AnswerBlock,
     CheckCard,
+    Entry,
     Notice,
     ReportCard,
     StepHeading,
@@ -28,22 +40,48 @@ from paicli_tui.ui.run.pane_entries import (
     ThoughtBlock,
     ToolEntry,
     VerdictCard,
+    View,
 )
 
 MAX_ENTRIES = 400
+#: Most repaints of a streaming pane per second.
+FRAMES_PER_S = 30
 
 TextBlock = AnswerBlock | ThoughtBlock | StructuredBlock
 
+#: Component class (``worker-pane--NAME``) → the name entries ask ``View.style`` for.
+_STYLE_NAMES = (
+    "heading", "thought", "muted", "warning", "card-title",
+    "tool-running", "tool-ok", "tool-failed",
+    "card-completed", "card-approved", "card-blocked", "card-rejected", "card-invalid", "card-passed", "card-failed",
+    "notice-review", "notice-retry", "notice-completed", "notice-failed", "notice-error",
+    "notice-blocked", "notice-cancelled", "notice-warning",
+    "md-heading", "md-code", "md-fence", "md-quote", "md-link",
+)
 
-class WorkerPane(VerticalScroll, can_focus=True):
+
+class WorkerPane(ScrollView, can_focus=True):
     ALLOW_MAXIMIZE = True
+    COMPONENT_CLASSES = {f"worker-pane--{name}" for name in _STYLE_NAMES}
 
     def __init__(self, worker: str, *, max_entries: int = MAX_ENTRIES, id: str | None = None) -> None:
         super().__init__(id=id, classes="worker-pane")
         self.worker = worker
         self.max_entries = max(1, max_entries)
+        self.entries: list[Entry] = []
         self._blocks: dict[int, TextBlock] = {}
         self._tools: dict[str, ToolEntry] = {}
+        self._cache: dict[int, tuple[tuple, list[Strip]]] = {}  # id(entry) → (key, strips) at this width
+        self._other_width: tuple[int, dict] = (0, {})  # the previous width's cache (a toggled tree flips back)
+        self._rows: list[Strip] = []
+        self._starts: list[int] = []  # first row of each entry
+        self._rows_width = -1
+        self._stale = True
+        self._view: View | None = None
+        self._timer = None
+        self._last_build = 0.0
+        self.builds = 0  # times the rows were rebuilt, for tests and benches
+        self._follow = True
         self.set_title(f"{worker} · idle")
 
     # -- public -------------------------------------------------------------------
@@ -52,83 +90,94 @@ class WorkerPane(VerticalScroll, can_focus=True):
         self.border_title = Content(title)
 
     @property
-    def entries(self) -> list[Widget]:
-        return list(self.query_children(".entry"))
-
-    @property
     def text(self) -> str:
         """Everything the pane says, one entry per line group (tests read it)."""
-        return "\n".join(entry.plain for entry in self.entries)  # type: ignore[attr-defined]
+        return "\n".join(entry.plain for entry in self.entries)
+
+    def rendered_text(self) -> str:
+        """Every row the pane draws, at its width (tests read it)."""
+        self._build()
+        return "\n".join(strip.text.rstrip() for strip in self._rows)
+
+    def rows_of(self, entry: Entry) -> range:
+        """The rows ``entry`` is drawn on (0 is the pane's first row)."""
+        self._build()
+        index = self.entries.index(entry)
+        end = self._starts[index + 1] if index + 1 < len(self._starts) else len(self._rows)
+        return range(self._starts[index], end)
+
+    @property
+    def pending(self) -> bool:
+        """A repaint is due (what the pane says changed since it was drawn)."""
+        return self._stale
+
+    def painted_text(self) -> str:
+        """The rows as last drawn, without drawing (benches read it)."""
+        return "\n".join(strip.text.rstrip() for strip in self._rows)
 
     @property
     def following(self) -> bool:
         """True while the pane follows its tail (or all of it is in view)."""
-        if not self.is_anchored:
-            return self.max_scroll_y <= 0
-        return not self._anchor_released
+        return self._follow or self.max_scroll_y <= 0
 
-    def _sync_anchor(self) -> None:
-        """Anchor to the end once the entries overflow the pane; while they
-        fit, stay unanchored (an anchored pane that is not full would push
-        its few lines to the bottom)."""
-        if self.max_scroll_y > 0:
-            if not self.is_anchored:
-                self.anchor()
-        elif self.is_anchored:
-            self.anchor(False)
-            self.scroll_to(y=0, animate=False, immediate=True, release_anchor=False)
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        self._follow = round(new) >= self.max_scroll_y
 
-    def on_resize(self) -> None:
-        self.call_after_refresh(self._sync_anchor)
+    def follow_tail(self) -> None:
+        """Show the end and follow it again (a zoom opens at the tail)."""
+        self._follow = True
+        self._changed(now=True)
+        self.call_after_refresh(lambda: self.set_scroll(None, self.max_scroll_y))
 
-    def watch_virtual_size(self) -> None:
-        # The entries' height changed in a layout pass: decide once it is over.
-        self.call_later(self._sync_anchor)
+    def restyle(self) -> None:
+        """The screen's folds or the theme changed: draw every entry again."""
+        self._view = None
+        self._cache, self._other_width = {}, (0, {})
+        self._changed(now=True)
 
     async def write(self, frame_ops: Iterable[ops.PaneOp]) -> None:
-        """Show one frame's ops: at most one mount and one append per block."""
-        new: list[Widget] = []
-        grown: dict[int, list[str]] = {}
+        """Show one frame's ops (the model changes now, the paint follows)."""
         for op in frame_ops:
-            match op:
-                case ops.TextOp():
-                    block = self._blocks.get(op.block)
-                    if block is None:
-                        block = self._blocks[op.block] = self._text_block(op.kind)
-                        new.append(block)
-                    grown.setdefault(op.block, []).append(op.text)
-                case ops.ReleaseOp():
-                    block = self._blocks.get(op.block)
-                    if isinstance(block, StructuredBlock):
-                        block.release()
-                case ops.StepOp():
-                    new.append(StepHeading(op))
-                case ops.ToolOp():
-                    entry = self._tools[op.call_id] = ToolEntry(op)
-                    new.append(entry)
-                case ops.ToolDoneOp():
-                    tool = self._tools.pop(op.call_id, None)
-                    if tool is not None:
-                        tool.finished(op)
-                case ops.ReportOp():
-                    self._settle(op.block)
-                    new.append(ReportCard(op))
-                case ops.VerdictOp():
-                    self._settle(op.block)
-                    new.append(VerdictCard(op))
-                case ops.CheckOp():
-                    new.append(CheckCard(op))
-                case ops.NoticeOp():
-                    new.append(Notice(op))
-        if new:
-            await self.mount_all(new)
-        for number, parts in grown.items():
-            block = self._blocks.get(number)
-            if block is not None:
-                await block.append("".join(parts))
-        await self._prune()
+            self._apply(op)
+        excess = len(self.entries) - self.max_entries
+        if excess > 0:
+            self._prune(excess)
+        self._changed()
 
-    # -- inside -------------------------------------------------------------------
+    # -- the model ---------------------------------------------------------------------
+
+    def _apply(self, op: ops.PaneOp) -> None:
+        match op:
+            case ops.TextOp():
+                block = self._blocks.get(op.block)
+                if block is None:
+                    block = self._blocks[op.block] = self._text_block(op.kind)
+                    self.entries.append(block)
+                block.append(op.text)
+            case ops.ReleaseOp():
+                block = self._blocks.get(op.block)
+                if isinstance(block, StructuredBlock):
+                    block.release()
+            case ops.StepOp():
+                self.entries.append(StepHeading(op))
+            case ops.ToolOp():
+                entry = self._tools[op.call_id] = ToolEntry(op)
+                self.entries.append(entry)
+            case ops.ToolDoneOp():
+                tool = self._tools.pop(op.call_id, None)
+                if tool is not None:
+                    tool.finished(op)
+            case ops.ReportOp():
+                self._settle(op.block)
+                self.entries.append(ReportCard(op))
+            case ops.VerdictOp():
+                self._settle(op.block)
+                self.entries.append(VerdictCard(op))
+            case ops.CheckOp():
+                self.entries.append(CheckCard(op))
+            case ops.NoticeOp():
+                self.entries.append(Notice(op))
 
     @staticmethod
     def _text_block(kind: str) -> TextBlock:
@@ -143,18 +192,134 @@ class WorkerPane(VerticalScroll, can_focus=True):
         if isinstance(block, StructuredBlock):
             block.settle()
 
-    async def _prune(self) -> None:
-        entries = self.entries
-        excess = len(entries) - self.max_entries
-        if excess <= 0:
-            return
-        gone = entries[:excess]
-        height = sum(entry.outer_size.height for entry in gone)
-        keep_place = not self.following
-        await self.remove_children(gone)
+    def _prune(self, excess: int) -> None:
+        gone, self.entries = self.entries[:excess], self.entries[excess:]
         gone_ids = {id(entry) for entry in gone}
         self._blocks = {n: b for n, b in self._blocks.items() if id(b) not in gone_ids}
         self._tools = {c: t for c, t in self._tools.items() if id(t) not in gone_ids}
-        if keep_place and height:
-            # What the person is reading moved up by the height removed above it.
-            self.scroll_to(y=max(0, self.scroll_y - height), animate=False, immediate=True, release_anchor=False)
+        if not self.following and self._starts:
+            # What the person is reading moves up by the rows removed above it.
+            removed = self._starts[excess] if excess < len(self._starts) else len(self._rows)
+            self.set_scroll(None, max(0, self.scroll_y - removed))
+        for key in gone_ids:
+            self._cache.pop(key, None)
+            self._other_width[1].pop(key, None)
+
+    # -- painting ------------------------------------------------------------------------
+
+    def _changed(self, now: bool = False) -> None:
+        self._stale = True
+        if not self.is_attached or not self._shown():
+            return  # drawn when it is shown (render_line finds it stale)
+        if now:
+            self._flush()
+        elif self._timer is None:
+            delay = max(0.001, self._last_build + 1 / FRAMES_PER_S - time.monotonic())
+            self._timer = self.set_timer(delay, self._flush, name="worker-pane")
+
+    def _shown(self) -> bool:
+        return self.display and self.screen.is_active and bool(self.region)
+
+    def _flush(self) -> None:
+        self._timer = None
+        if not self._stale:
+            return
+        follow = self.following
+        self._build()
+        self._sync_size(follow)
+        self.refresh()
+
+    def _sync_size(self, follow: bool) -> None:
+        size = Size(self._rows_width, len(self._rows))
+        if self.virtual_size != size:
+            self.virtual_size = size
+        if follow:
+            self.set_scroll(None, self.max_scroll_y)
+
+    def _width(self) -> int:
+        return max(1, self.scrollable_content_region.width)
+
+    def _view_now(self) -> View:
+        if self._view is None:
+            get = self.get_visual_style
+            styles = {name: get(f"worker-pane--{name}") for name in _STYLE_NAMES}
+            screen = self.screen
+            self._view = View(
+                fold_thinking=screen.has_class("-fold-thinking"), open_tools=screen.has_class("-open-tools"),
+                raw=screen.has_class("-raw"), styles=styles,
+                markdown=BlockStyles(heading=styles["md-heading"], code=styles["md-code"], fence=styles["md-fence"],
+                                     quote=styles["md-quote"], link=styles["md-link"]),
+                to_strips=self._to_strips,
+            )
+        return self._view
+
+    def _to_strips(self, lines: list[Content], width: int) -> list[Strip]:
+        base = self.visual_style
+        options = RenderOptions(self._get_style, self.styles, None, None)
+        return [strip for line in lines for strip in line.render_strips(width, 1, base, options)]
+
+    def _build(self) -> None:
+        width = self._width()
+        if not self._stale and width == self._rows_width:
+            return
+        self._last_build = time.monotonic()
+        self._stale = False
+        self.builds += 1
+        if width != self._rows_width:
+            before, cache = self._other_width
+            self._other_width = (self._rows_width, self._cache)
+            self._cache = cache if before == width else {}
+        self._rows_width = width
+        view = self._view_now()
+        rows: list[Strip] = []
+        starts: list[int] = []
+        for number, entry in enumerate(self.entries):
+            key = (entry.version, entry.flipped, entry.view_key(view), number == 0)
+            cached = self._cache.get(id(entry))
+            if cached is None or cached[0] != key:
+                cached = self._cache[id(entry)] = (key, entry.strips(width, view, number == 0))
+            starts.append(len(rows))
+            rows.extend(cached[1])
+        self._rows, self._starts = rows, starts
+
+    def render_line(self, y: int) -> Strip:
+        if self._stale or self._rows_width != self._width():
+            follow = self.following
+            self._build()
+            self.call_later(self._sync_size, follow)
+        scroll_x, scroll_y = self.scroll_offset
+        width = self.scrollable_content_region.width
+        row = scroll_y + y
+        if row >= len(self._rows):
+            return Strip.blank(width, self.rich_style)
+        return self._rows[row].crop_extend(scroll_x, scroll_x + width, self.rich_style).apply_offsets(scroll_x, row)
+
+    # -- Textual ---------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self._changed()
+
+    def on_resize(self) -> None:
+        follow = self._follow
+        self._stale = True
+        self._build()
+        self._sync_size(follow)
+
+    def on_show(self) -> None:
+        self._changed(now=True)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._view = None
+        self._cache, self._other_width = {}, (0, {})
+        self._stale = True
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None or not self._starts:
+            return
+        row = offset.y + self.scroll_y
+        index = bisect.bisect_right(self._starts, row) - 1
+        if 0 <= index < len(self.entries) and self.entries[index].flippable:
+            self.entries[index].flip()
+            self._changed(now=True)
