@@ -193,8 +193,9 @@ def test_the_report_of_a_resumed_run_shows_its_end(tmp_path):
     path = record(tmp_path, "team", "make four files", ResumeScript("team", STEPS, delay=0), workers=2,
                   isolation="off")
     lines = lines_of(path)
-    at = next(i for i, line in enumerate(lines) if line["event"] == "dispatch" and line["payload"]["task_id"] == "step_4")
-    write_lines(path, lines[: at + 2])  # dispatched and RUNNING
+    at = next(i for i, line in enumerate(lines) if line["event"] == "status" and line["payload"].get("task_id") == "step_4"
+              and line["payload"]["status"] == "RUNNING")
+    write_lines(path, lines[: at + 1])  # dispatched and RUNNING
     state, outcome = _resume_in_process(path, tmp_path / "ws", ResumeScript("team", STEPS, delay=0))
     assert outcome.ok and "step_4" in state.redone
     (report,) = session_reports(path)

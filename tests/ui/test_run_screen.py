@@ -15,6 +15,7 @@ from paicli_tui.ui.run.timeline import RunTimeline
 from paicli_tui.ui.run.worker_pane import WorkerPane
 from paicli_tui.ui.run.worker_strip import WorkerStrip
 from tests.ui.run_host import HostApp, HostSession, screen_text, shown_text, survey_plan
+from tests.ui.test_run_screen_flow import until
 
 WORKERS = ["worker-1", "worker-2"]
 NOW = [100.0]
@@ -199,8 +200,9 @@ async def test_the_tail_of_every_pane_stays_in_view_after_the_summary_appears():
             rows = pane.rows_of(last)
             seen = range(round(pane.scroll_y), round(pane.scroll_y) + pane.scrollable_content_region.height)
             assert rows.start in seen and rows.stop - 1 in seen, f"{pane.worker}'s tail is hidden"
-        shown = screen_text(app)
-        assert "■ step_1 completed" in shown and "■ step_2 completed" in shown
+        # Panes paint at most 30 times a second: wait for the paint, not a fixed number of frames.
+        await until(pilot, lambda: all(f"■ {step} completed" in screen_text(app) for step in ("step_1", "step_2")),
+                    "both panes' last lines on screen")
 
 
 async def test_escape_asks_before_cancelling_and_escape_leaves_the_finished_run():

@@ -123,6 +123,8 @@ class TaskDetailsScreen(ModalScreen[None]):
 
     def refresh_details(self) -> None:
         """Show the task as the model has it now."""
+        if not self.query("#details-facts"):  # pushed, not composed yet: on_mount shows it
+            return
         task = self.model.tasks.get(self.task_id)
         box = self.query_one("#details")
         if task is None:
