@@ -235,8 +235,10 @@ def test_an_interrupted_stream_is_asked_again_and_one_slot_prevents_it(llama):
             fired.append(True)
             httpx.get(f"{llama.base_url}/models", timeout=30)
 
+    # Long enough that a starved client cannot have read the whole reply
+    # before its first delta is handled (then there would be nothing to cut).
     with client(llama, bus) as model:
-        result = model.chat(LONG, agent="react", max_tokens=80, on_delta=interrupt_once)
+        result = model.chat(LONG, agent="react", max_tokens=240, on_delta=interrupt_once)
     retries = of(seen, ev.ModelRetry)
     assert retries and "interrupted" in retries[0].reason
     assert result.finish_reason in ("stop", "length") and result.content.strip()
