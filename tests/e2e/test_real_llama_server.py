@@ -235,10 +235,12 @@ def test_an_interrupted_stream_is_asked_again_and_one_slot_prevents_it(llama):
             fired.append(True)
             httpx.get(f"{llama.base_url}/models", timeout=30)
 
-    # Long enough that a starved client cannot have read the whole reply
-    # before its first delta is handled (then there would be nothing to cut).
+    # A reply that runs to max_tokens: long enough that the server is still
+    # generating when the other request reaches it on a starved machine
+    # (a short reply could end first, leaving nothing to cut).
+    longer = [{"role": "user", "content": "Count from one to three hundred in words, separated by commas."}]
     with client(llama, bus) as model:
-        result = model.chat(LONG, agent="react", max_tokens=240, on_delta=interrupt_once)
+        result = model.chat(longer, agent="react", max_tokens=240, on_delta=interrupt_once)
     retries = of(seen, ev.ModelRetry)
     assert retries and "interrupted" in retries[0].reason
     assert result.finish_reason in ("stop", "length") and result.content.strip()
