@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 from paicli_tui.commands.common import CommandError, fail, load_or_fail
-from paicli_tui.present.headless import JsonPrinter, TextPrinter
 from paicli_tui.records.resume_state import ResumeState, read_resume_state
 from paicli_tui.session.shutdown import CANCEL_GRACE_S, QuietStream, SignalShutdown
 
@@ -109,32 +108,9 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _resume(args, settings, workspace, state: ResumeState, out, err, shutdown: SignalShutdown) -> int:
-    from paicli_tui.commands.run import _approver, _wait
+    from paicli_tui.commands.run import _approver, run_to_end
     from paicli_tui.session.live import Session
     from paicli_tui.session.port import ResumeRun
 
     session = Session(settings, workspace, approver=_approver(args), session_id=state.session)
-    for warning in session.warnings:
-        print(f"paicli: {warning}", file=err)
-    printer = JsonPrinter(out) if args.json else TextPrinter(out, err)
-    session.bus.subscribe(printer)
-    outcome = None
-    try:
-        if shutdown.signum is None:
-            outcome = _wait(session.submit(ResumeRun(state)), session, shutdown)
-    finally:
-        session.close(CANCEL_GRACE_S, reason=shutdown.reason if shutdown.signum else "cancelled by the user")
-    if outcome is not None and isinstance(printer, JsonPrinter):
-        from paicli_tui.records.report import final_report
-
-        printer.final(final_report(session.ledger.path, outcome, settings.prices))
-    if shutdown.signum is not None:
-        print(f"stopped: {shutdown.reason}; run record: {session.ledger.path}", file=err)
-        return shutdown.exit_code
-    if outcome is None:
-        print(f"cancelled (interrupted); run record: {session.ledger.path}", file=err)
-        return 130
-    if not outcome.ok and not isinstance(printer, JsonPrinter):
-        lines = outcome.text.strip().splitlines()
-        print(f"paicli: {outcome.kind} {outcome.status}" + (f": {lines[0]}" if lines else ""), file=err)
-    return 0 if outcome.ok else 1
+    return run_to_end(session, ResumeRun(state), args, settings, out, err, shutdown)

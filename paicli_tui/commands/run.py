@@ -113,6 +113,14 @@ def _run(args, settings, workspace, goal, plan, out, err, shutdown: SignalShutdo
     session = Session(settings, workspace, approver=_approver(args), plan_reviewer=reviewer,
                       trust_workspace_mcp=getattr(args, "trust_mcp", False),
                       trust_workspace_hooks=getattr(args, "trust_hooks", False), executor=executor)
+    command = {"plan": PlanRun, "team": TeamRun}[args.mode](goal, plan) if args.mode in ("plan", "team") \
+        else AgentTurn(goal)
+    return run_to_end(session, command, args, settings, out, err, shutdown)
+
+
+def run_to_end(session, command, args, settings, out, err, shutdown: SignalShutdown) -> int:
+    """Print the session's events while ``command`` runs (unless a signal
+    came first), close the session, and say how it ended: the exit code."""
     for warning in session.warnings:
         print(f"paicli: {warning}", file=err)
     printer = JsonPrinter(out) if args.json else TextPrinter(out, err)
@@ -120,10 +128,7 @@ def _run(args, settings, workspace, goal, plan, out, err, shutdown: SignalShutdo
     outcome = None
     try:
         if shutdown.signum is None:
-            command = {"plan": PlanRun, "team": TeamRun}[args.mode](goal, plan) if args.mode in ("plan", "team") \
-                else AgentTurn(goal)
-            future = session.submit(command)
-            outcome = _wait(future, session, shutdown)
+            outcome = _wait(session.submit(command), session, shutdown)
     finally:
         session.close(CANCEL_GRACE_S, reason=shutdown.reason if shutdown.signum else "cancelled by the user")
     if outcome is not None and isinstance(printer, JsonPrinter):
