@@ -16,6 +16,15 @@ from typing import Sequence
 from paicli_tui import __version__
 
 
+def _executor_flags(parser: argparse.ArgumentParser, *, default: str) -> None:
+    parser.add_argument("--executor", choices=["local", "ray"],
+                        help="where /plan tasks and /team steps run: here or on a Ray cluster (pip install "
+                             f"'paicli-tui[ray]'; docs/executors.md); default: {default}")
+    parser.add_argument("--ray-address", metavar="ADDR",
+                        help="with --executor ray: auto, HOST:PORT or ray://HOST:10001 (default: start a local Ray "
+                             "on 127.0.0.1)")
+
+
 def _model_flags(parser: argparse.ArgumentParser, *, sub: bool = False) -> None:
     # On a subcommand the defaults are suppressed so `paicli --model X run`
     # keeps X instead of being reset by the subparser's own default.
@@ -75,12 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--apply", choices=["tree", "branch", "none"],
                      help="where an isolated run's result goes: your files (default), a paicli/<run> branch, or "
                           "nowhere")
-    run.add_argument("--executor", choices=["local", "ray"],
-                     help="where /plan tasks and /team steps run: here (default) or on a Ray cluster "
-                          "(pip install 'paicli-tui[ray]'; docs/executors.md)")
-    run.add_argument("--ray-address", metavar="ADDR",
-                     help="with --executor ray: auto, HOST:PORT or ray://HOST:10001 (default: start a local Ray "
-                          "on 127.0.0.1)")
+    _executor_flags(run, default="here, or [executor] in config.toml")
     run.add_argument("--plan-file", metavar="FILE", help="run a saved plan without planning", default=argparse.SUPPRESS)
     run.add_argument("--approval", choices=["auto", "ask", "plan"],
                      help="when a tool call asks first: auto (reads and writes run, a risky command asks), ask (writes, "
@@ -103,6 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument("--last", action="store_true", help="the newest interrupted run of this workspace")
     resume.add_argument("--yes", "-y", action="store_true", help="resume without asking; approve tool calls")
     resume.add_argument("--json", action="store_true", help="print JSON events (one per line) instead of text")
+    _executor_flags(resume, default="where the interrupted run ran them")
     budgets = resume.add_argument_group("budgets (default: the run's own; the run goes on from what it spent)")
     budgets.add_argument("--run-max-turns", type=int, metavar="N", help="model calls for the whole run")
     budgets.add_argument("--run-max-tokens", type=int, metavar="N", help="tokens for the whole run")

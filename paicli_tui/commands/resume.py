@@ -4,7 +4,8 @@
 The run keeps its approved plan, its completed work and what it spent;
 tasks the interruption caught running start again from their base. Budget
 flags replace the recorded limits (resume a budget stop with a larger
-budget); everything else is as the run was started. Exit codes as `run`."""
+budget) and `--executor` the recorded place its tasks ran; everything else
+is as the run was started. Exit codes as `run`."""
 
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ def describe(state: ResumeState) -> list[str]:
         lines.append(f"  run again from their base: {', '.join(state.redone)}")
     if state.turns:
         lines.append(f"  already spent: {state.tokens:,} tokens in {state.turns} model calls")
+    if state.executor and state.executor != "local":
+        lines.append(f"  its tasks ran on {state.executor}")
     return lines
 
 
@@ -91,6 +94,7 @@ def main(args: argparse.Namespace) -> int:
     problem = settings.resolved().problem()
     if problem:
         return fail(problem, 2)
+    settings = _where_it_ran(settings, args, state)
     out, err = QuietStream(sys.stdout), QuietStream(sys.stderr)
     for line in describe(state):
         print(line, file=err if args.json else out)
@@ -100,17 +104,38 @@ def main(args: argparse.Namespace) -> int:
             return 1
     except CommandError as exc:
         return fail(str(exc), exc.code)
-    shutdown = SignalShutdown(CANCEL_GRACE_S).install()
+    from paicli_tui.executors import ExecutorUnavailable, open_executor
+
     try:
-        return _resume(args, settings, workspace, state, out, err, shutdown)
+        executor = open_executor(settings)
+    except ExecutorUnavailable as exc:
+        return fail(str(exc), 2)
+    # An exit that cannot wait for the run still stops a Ray that paicli started.
+    shutdown = SignalShutdown(CANCEL_GRACE_S, before_exit=executor.close).install()
+    try:
+        return _resume(args, settings, workspace, state, out, err, shutdown, executor)
     finally:
         shutdown.uninstall()
+        executor.close()
 
 
-def _resume(args, settings, workspace, state: ResumeState, out, err, shutdown: SignalShutdown) -> int:
+def _where_it_ran(settings, args: argparse.Namespace, state: ResumeState):
+    """The executor the run recorded, unless ``--executor``/``--ray-address``
+    say otherwise (older ledgers record none: config.toml's then)."""
+    from paicli_tui.commands.run import _with_executor_flags
+    from paicli_tui.executors import recorded_choice
+
+    if getattr(args, "executor", None) or getattr(args, "ray_address", None) or not state.executor:
+        return _with_executor_flags(settings, args)
+    kind, address = recorded_choice(state.executor)
+    return settings.model_copy(update={"executor": settings.executor.model_copy(
+        update={"kind": kind, "ray_address": address})})
+
+
+def _resume(args, settings, workspace, state: ResumeState, out, err, shutdown: SignalShutdown, executor) -> int:
     from paicli_tui.commands.run import _approver, run_to_end
     from paicli_tui.session.live import Session
     from paicli_tui.session.port import ResumeRun
 
-    session = Session(settings, workspace, approver=_approver(args), session_id=state.session)
+    session = Session(settings, workspace, approver=_approver(args), session_id=state.session, executor=executor)
     return run_to_end(session, ResumeRun(state), args, settings, out, err, shutdown)

@@ -91,7 +91,8 @@ class RunResumed(Event):
     from ("" without isolation); ``spent`` the run budget already used
     (turns, tokens, seconds); ``edited`` the files changed in the workspace
     since the run stopped (merged at the end, never overwritten); ``kind``,
-    ``goal`` and ``workers`` as the run was started."""
+    ``goal`` and ``workers`` as the run was started; ``executor`` where the
+    resumed part's tasks run (as in run_started)."""
 
     name: ClassVar[str] = "run_resumed"
     stopped: str
@@ -107,6 +108,7 @@ class RunResumed(Event):
     kind: str = ""
     goal: str = ""
     workers: tuple[str, ...] = ()
+    executor: str = ""
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,8 @@ runs: ``local`` (the worker thread that took the task, as always) or
 ``ray`` (a remote task on a Ray cluster; the ``[ray]`` extra)."""
 
 from paicli_tui.executors.base import Executor, ExecutorUnavailable, RunningTurn, TurnJob, run_turn
-from paicli_tui.executors.choose import open_executor
+from paicli_tui.executors.choose import open_executor, recorded_choice
 from paicli_tui.executors.local import LocalExecutor
 
-__all__ = ["Executor", "ExecutorUnavailable", "LocalExecutor", "RunningTurn", "TurnJob", "open_executor", "run_turn"]
+__all__ = ["Executor", "ExecutorUnavailable", "LocalExecutor", "RunningTurn", "TurnJob", "open_executor", "recorded_choice",
+           "run_turn"]

@@ -22,3 +22,14 @@ def open_executor(settings: "Settings") -> "Executor":
     provider = settings.resolved()
     key = provider.api_key() if provider.api_key_env else None
     return RayExecutor.connect(chosen.ray_address, {provider.api_key_env: key} if key else {})
+
+
+def recorded_choice(where: str) -> tuple[str, str | None]:
+    """The executor and cluster address of a run's recorded ``where``
+    (``local``, ``ray @ ADDR``, ``ray (local, 2 CPUs)``), to go on with it
+    there; a private local Ray is gone with its run, so a new one is started."""
+    if where.startswith("ray @ "):
+        return "ray", where.removeprefix("ray @ ").strip() or None
+    if where.startswith("ray"):
+        return "ray", None
+    return "local", None

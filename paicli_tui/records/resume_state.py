@@ -63,6 +63,8 @@ class ResumeState:
     finished: str = ""
     isolation_run: str = ""
     start: str = ""
+    #: Where its tasks ran, as run_started recorded it ("" in older ledgers).
+    executor: str = ""
     #: (task id, merge commit) of every merge into the integration ref, in order.
     merges: list[tuple[str, str]] = field(default_factory=list)
     #: The isolated run's result reached the workspace (or its branch).
@@ -155,6 +157,7 @@ def _fold(state: ResumeState, run: RunLines) -> None:
                 state.parallelism = int(p.get("parallelism") or len(state.workers) or 1)
                 state.policy = str(p.get("policy") or "ready")
                 state.max_replans = int(p.get("max_replans") or 0)
+                state.executor = str(p.get("executor") or state.executor)
                 _new_version(state, int(p.get("version") or 1), p.get("plan") or {})
             case "plan_version" if p.get("origin") == "replan":
                 state.replans += 1
@@ -163,6 +166,7 @@ def _fold(state: ResumeState, run: RunLines) -> None:
                 # The earlier part's clock ended at its last line; this part's starts here.
                 state.seconds = float((p.get("spent") or {}).get("seconds") or 0.0)
                 segment_start = ts
+                state.executor = str(p.get("executor") or state.executor)
                 outcome = cancelled = limit = ""
                 state.finished, state.applied = "", False
             case "dispatch" if p.get("task_id") in state.tasks:

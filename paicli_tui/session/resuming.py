@@ -101,7 +101,7 @@ class Resuming:
             "session", state.stopped, tuple(kept), tuple(redone), version, plan.to_dict(),
             {t.id: t.status.value for t in plan.tasks}, state.replans, integration,
             {"turns": state.turns, "tokens": state.tokens, "seconds": round(state.seconds, 3)}, tuple(edited_files),
-            kind, state.goal, tuple(state.workers)))
+            kind, state.goal, tuple(state.workers), self.executor.where))
         trusted = TrustedUrls.from_user_text(state.goal)
         try:
             if kind == "team":

@@ -22,6 +22,7 @@ from paicli_tui.llm.offline.scripted import Reply, Script  # noqa: E402
 from tests.support.cli import events, ledger_lines, run_paicli  # noqa: E402
 from tests.support.gitrepo import CALC, make_git_workspace  # noqa: E402
 from tests.support.recorder import approve, done, reject, task_plan, team_plan  # noqa: E402
+from tests.support.resume_script import ResumeScript  # noqa: E402
 from tests.support.server import LoopbackServer  # noqa: E402
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(110), pytest.mark.xdist_group("ray-cluster")]
@@ -321,3 +322,65 @@ def test_a_cancel_stops_a_task_blocked_in_a_model_call_on_ray(tmp_path, paicli_h
     assert "did not stop within" not in err
     statuses = [s["payload"] for s in events(ledger_lines(paicli_home), "status") if s["payload"]["task_id"] == "task_1"]
     assert statuses[-1]["status"] == "SKIPPED" and statuses[-1]["error"] == "cancelled"
+
+
+def killed_when(proc: subprocess.Popen, home, check, seconds: float = 60.0) -> None:
+    """SIGKILL ``proc`` as soon as its ledger passes ``check``."""
+    found = wait_for(lambda: proc.poll() is None and check(), seconds)
+    assert proc.poll() is None, "the run ended before its kill point"
+    assert found, "the kill point never came"
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=30)
+
+
+def test_a_ray_run_killed_midway_resumes_on_ray_to_the_same_end(tmp_path, cluster):
+    """`paicli resume` goes on where the run's tasks ran (its run_started
+    says so): the tasks left over run on the cluster, the completed ones are
+    not asked again, and the run ends as an uninterrupted one did."""
+    from tests.support.cli import paicli_env
+
+    steps = [("make one", []), ("make two", ["t1"]), ("make three", ["t1"]), ("make four", ["t2", "t3"])]
+    flags = ("--workers", "2", "--parallelism", "2")
+    ends = {}
+    for name in ("uninterrupted", "killed"):
+        workspace, home = make_git_workspace(tmp_path / name / "ws"), tmp_path / name / "home"
+        home.mkdir()
+        script = ResumeScript("plan", [], delay=0.2)
+        script.plan = task_plan(*steps, kind="FILE_WRITE")  # its tasks write their files
+        with LoopbackServer(script) as server:
+            if name == "uninterrupted":
+                proc = paicli(server, workspace, home, "plan", "make four files", *flags)
+                assert proc.returncode == 0, proc.stderr[-2000:]
+            else:
+                proc = subprocess.Popen(
+                    [sys.executable, "-m", "paicli_tui", "run", "--mode", "plan", "--yes", "--base-url",
+                     server.base_url, "--model", "m", "--workspace", str(workspace), *flags, "--executor", "ray",
+                     "--ray-address", cluster[0], "make four files"],
+                    env=paicli_env(home), cwd=workspace, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE)
+                killed_when(proc, home, lambda: [s for s in ledger_events(home, "status")
+                                                 if s["payload"]["status"] == "COMPLETED"])
+                kept = [s["payload"]["task_id"] for s in ledger_events(home, "status")
+                        if s["payload"]["status"] == "COMPLETED"]
+                assert kept and "task_4" not in kept
+                asked_before = len(script.requests)
+                resumed = run_paicli(["resume", "--last", "--yes", "--base-url", server.base_url, "--model", "m"],
+                                     home=home, cwd=workspace, timeout=100)
+                assert resumed.returncode == 0, resumed.stdout[-2000:] + resumed.stderr[-2000:]
+                assert f"its tasks ran on ray @ {cluster[0]}" in resumed.stdout
+                for task in kept:
+                    assert script.asked_about(task, since=asked_before) == [], f"{task} was asked again"
+        lines = ledger_lines(home)
+        verify = run_paicli(["verify", str(ledger_path(home))], home=home, cwd=workspace)
+        assert verify.returncode == 0, verify.stdout + verify.stderr
+        ends[name] = (files(workspace), final_statuses(lines), lines)
+    assert ends["killed"][0] == ends["uninterrupted"][0], (sorted(ends["killed"][0]), sorted(ends["uninterrupted"][0]))
+    assert "task_4.txt" in ends["killed"][0], sorted(ends["killed"][0])
+    assert ends["killed"][1] == ends["uninterrupted"][1] == {f"task_{i}": "COMPLETED" for i in range(1, 5)}
+    lines = ends["killed"][2]
+    names = [line["event"] for line in lines]
+    assert names.count("run_resumed") == 1
+    resumed_at = names.index("run_resumed")
+    assert lines[resumed_at]["payload"]["executor"] == f"ray @ {cluster[0]}"
+    placed_after = {line["payload"]["task_id"] for line in lines[resumed_at:] if line["event"] == "placed"}
+    assert placed_after == {f"task_{i}" for i in range(1, 5)} - set(kept)
