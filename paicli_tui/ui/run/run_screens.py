@@ -101,7 +101,10 @@ def open_run_screen(
     swaps it for the top screen (the review screen) instead of pushing it."""
     session = app.session
     kind, workers = planned_workers(session, plan)
-    screen = _new_run_screen(app, session, plan, goal, workers, kind=kind, clock=clock, price=session_price(session))
+    # Where the session's executor runs the tasks: the heading says so from the first frame.
+    where = getattr(getattr(session, "executor", None), "where", "")
+    screen = _new_run_screen(app, session, plan, goal, workers, kind=kind, clock=clock, price=session_price(session),
+                             where=where)
     if replace:
         app.switch_screen(screen)
     else:
@@ -164,7 +167,7 @@ class RunScreens:
         """A resumed run's screen: its plan with what it kept already finished."""
         self._kind, self._goal = resumed.kind, resumed.goal
         await self._open(ev.RunStarted("session", "", len(resumed.workers), resumed.workers, 0, resumed.version,
-                                       resumed.plan, resumed.kind))
+                                       resumed.plan, resumed.kind, resumed.executor))
         done = [ev.TaskStatusChanged(task, task, status) for task, status in resumed.statuses.items()
                 if status != "PENDING"]
         await self._paint_stack(done, None)
