@@ -27,6 +27,7 @@ class PlanAndTeamRuns:
         goal, refused = self._open_run("plan", goal, plan)
         if refused is not None:
             return refused
+        self._note_tool_hooks_not_remote()
         cancel = self._cancel
         slots = [f"worker-{i}" for i in range(1, self.settings.parallelism + 1)]
         self.isolation.prepare(slots)
@@ -80,6 +81,7 @@ class PlanAndTeamRuns:
         goal, refused = self._open_run("team", goal, plan)
         if refused is not None:
             return refused
+        self._note_tool_hooks_not_remote()
         cancel = self._cancel
         slots = [f"worker-{i}" for i in range(1, self.settings.workers + 1)]
         self.isolation.prepare(slots)
@@ -113,6 +115,19 @@ class PlanAndTeamRuns:
             self.isolation.close()
         return RunOutcome("team", report.status.value == "COMPLETED", report.status.value,
                           _with_note(report.summary, applied))
+
+    def _note_tool_hooks_not_remote(self) -> None:
+        """One line when the tasks run elsewhere and tool hooks are set: the
+        hook commands are this machine's, so a remote agent's calls skip them."""
+        if self.executor.name == "local" or self.hooks is None:
+            return
+        events = sorted({hook.event for hook in self.hooks.hooks
+                         if hook.event in ("PreToolUse", "PostToolUse") and self.hooks.is_active(hook)})
+        if events:
+            from paicli_tui.events import AgentNote
+
+            self.bus.publish(AgentNote("session", f"{' and '.join(events)} hooks are not run on {self.executor.where}: "
+                                                  "tool calls of tasks there run without them"))
 
 
 def _with_note(summary: str, note: str) -> str:

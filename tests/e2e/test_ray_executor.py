@@ -129,7 +129,12 @@ def home_factory(tmp_path, monkeypatch):
 
 
 def test_a_diamond_plan_on_ray_ends_like_the_local_run_and_its_ledger_verifies(tmp_path, home_factory, cluster):
-    out = both_ways(tmp_path, home_factory, "plan", "four files", diamond, cluster[0])
+    def with_a_tool_hook(name):
+        home = home_factory(name)
+        (home / "config.toml").write_text('[[hooks.PreToolUse]]\nmatcher = "write_file"\ncommand = "true"\n')
+        return home
+
+    out = both_ways(tmp_path, with_a_tool_hook, "plan", "four files", diamond, cluster[0])
     local, remote = out["local"], out["ray"]
     assert local[0].returncode == 0, local[0].stderr
     assert remote[0].returncode == 0, remote[0].stdout[-2000:] + remote[0].stderr[-2000:]
@@ -143,6 +148,10 @@ def test_a_diamond_plan_on_ray_ends_like_the_local_run_and_its_ledger_verifies(t
     started = events(remote[3], "run_started")[0]["payload"]
     assert started["executor"] == f"ray @ {cluster[0]}"
     assert events(local[3], "placed") == []
+    # The hook is this machine's command: a remote task's calls skip it, and the run says so once.
+    hook_notes = [n["payload"]["text"] for n in events(remote[3], "agent_note") if "hooks are not run" in n["payload"]["text"]]
+    assert hook_notes == [f"PreToolUse hooks are not run on ray @ {cluster[0]}: tool calls of tasks there run without them"]
+    assert not [n for n in events(local[3], "agent_note") if "hooks are not run" in n["payload"]["text"]]
     # report and replay read a Ray ledger as they read a local one.
     reports = {}
     for name in ("local", "ray"):
