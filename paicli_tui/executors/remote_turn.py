@@ -117,6 +117,8 @@ def run_remote_turn(spec: TurnSpec, base_bundle: bytes, send: Callable[[list], b
     from paicli_tui.policy.approval import AutoApprover, DenyApprover
     from paicli_tui.policy.redaction import Redactor
     from paicli_tui.prompting.compact import tool_view
+    from paicli_tui.records.cost import cost_of
+    from paicli_tui.records.prices import model_price
     from paicli_tui.tools.trusted_urls import TrustedUrls
 
     settings = spec.settings
@@ -136,7 +138,10 @@ def run_remote_turn(spec: TurnSpec, base_bundle: bytes, send: Callable[[list], b
         base = scratch_checkout(scratch, base_bundle, spec.excludes)
         client = ChatClient.from_settings(settings, session_id=spec.session_id, bus=bus)
         role_client = RoleClient(client, **spec.client_options)
-        limits = {name: getattr(settings, name) for name in ("max_turns", "max_tokens", "max_seconds")}
+        limits = {name: getattr(settings, name) for name in ("max_turns", "max_tokens", "max_seconds", "max_cost")}
+        # The turn's money limit is held here, priced as the local side prices the model.
+        price = model_price(client.model, settings.prices, settings.provider)
+        limits["price_of"] = (lambda usage: cost_of(usage, price)) if price is not None else None
         agent = Agent(spec.agent, client=role_client, system_prompt="",
                       registry=ToolRegistry(scratch, settings, redactor=redactor), bus=bus,
                       approver=AutoApprover() if spec.auto_approve else DenyApprover(),

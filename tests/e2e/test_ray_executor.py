@@ -23,7 +23,7 @@ from tests.support.cli import events, ledger_lines, run_paicli  # noqa: E402
 from tests.support.gitrepo import CALC, make_git_workspace  # noqa: E402
 from tests.support.recorder import approve, done, reject, task_plan, team_plan  # noqa: E402
 from tests.support.resume_script import ResumeScript  # noqa: E402
-from tests.support.server import LoopbackServer  # noqa: E402
+from tests.support.server import LoopbackServer, RawReply, tokens_every  # noqa: E402
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(110), pytest.mark.xdist_group("ray-cluster")]
 
@@ -393,3 +393,25 @@ def test_a_ray_run_killed_midway_resumes_on_ray_to_the_same_end(tmp_path, cluste
     assert lines[resumed_at]["payload"]["executor"] == f"ray @ {cluster[0]}"
     placed_after = {line["payload"]["task_id"] for line in lines[resumed_at:] if line["event"] == "placed"}
     assert placed_after == {f"task_{i}" for i in range(1, 5)} - set(kept)
+
+
+def test_a_turns_cost_limit_stops_a_task_on_ray_where_it_stops_it_here(tmp_path, home_factory, cluster):
+    """--max-cost is a limit per agent turn: the remote agent prices its
+    calls as the local one does and stops at the same limit."""
+    def streams_without_end(request):
+        if request.agent == "planner":
+            return task_plan(("write an essay", []))
+        return RawReply(tokens_every(0.002, 20000))
+
+    reasons = {}
+    for name, extra in (("local", ()), ("ray", ("--executor", "ray", "--ray-address", cluster[0]))):
+        workspace, home = make_git_workspace(tmp_path / name), home_factory(name)
+        # A dollar per token, as tests/e2e/test_cost_budget_e2e.py prices it.
+        (home / "config.toml").write_text('[prices."m"]\nprompt = 1000.0\ncompletion = 1000.0\n')
+        with LoopbackServer(streams_without_end) as server:
+            proc = paicli(server, workspace, home, "plan", "an essay", "--max-cost", "9", *extra)
+        assert proc.returncode == 1, name + proc.stderr[-2000:]
+        finished = [f["payload"] for f in events(ledger_lines(home), "agent_finished") if f["actor"] == "task_1"]
+        reasons[name] = [(f["status"], f["reason"]) for f in finished]
+    assert reasons["local"] and "stopped at the turn's $9.00 cost limit" in reasons["local"][0][1]
+    assert reasons["ray"] == reasons["local"]
