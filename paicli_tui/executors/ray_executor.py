@@ -121,7 +121,8 @@ class RayTurn:
             user_urls=trusted.user_urls if trusted is not None else (),
             inherited_urls=trusted.inherited_urls if trusted is not None else (),
             excludes=excludes.read_text() if excludes.exists() else "", attempt=job.tree.number,
-            offered_tools=_offered_names(agent), context_chars=agent.context_chars() if agent.context_chars else None)
+            offered_tools=_offered_names(agent), context_chars=agent.context_chars() if agent.context_chars else None,
+            price_of=agent.budget.pricing())
 
     def _submit(self, avoid: str | None) -> None:
         self._tries += 1

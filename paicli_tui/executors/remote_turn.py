@@ -50,6 +50,9 @@ class TurnSpec:
     #: the history the server's context holds (chars), as the local agent has them.
     offered_tools: tuple[str, ...] | None = None
     context_chars: int | None = None
+    #: What a call's usage costs, as the local agent prices it: the turn's
+    #: money limit is held where the calls are made.
+    price_of: Any = None
 
 
 @dataclass
@@ -117,8 +120,6 @@ def run_remote_turn(spec: TurnSpec, base_bundle: bytes, send: Callable[[list], b
     from paicli_tui.policy.approval import AutoApprover, DenyApprover
     from paicli_tui.policy.redaction import Redactor
     from paicli_tui.prompting.compact import tool_view
-    from paicli_tui.records.cost import cost_of
-    from paicli_tui.records.prices import model_price
     from paicli_tui.tools.trusted_urls import TrustedUrls
 
     settings = spec.settings
@@ -139,9 +140,7 @@ def run_remote_turn(spec: TurnSpec, base_bundle: bytes, send: Callable[[list], b
         client = ChatClient.from_settings(settings, session_id=spec.session_id, bus=bus)
         role_client = RoleClient(client, **spec.client_options)
         limits = {name: getattr(settings, name) for name in ("max_turns", "max_tokens", "max_seconds", "max_cost")}
-        # The turn's money limit is held here, priced as the local side prices the model.
-        price = model_price(client.model, settings.prices, settings.provider)
-        limits["price_of"] = (lambda usage: cost_of(usage, price)) if price is not None else None
+        limits["price_of"] = spec.price_of
         agent = Agent(spec.agent, client=role_client, system_prompt="",
                       registry=ToolRegistry(scratch, settings, redactor=redactor), bus=bus,
                       approver=AutoApprover() if spec.auto_approve else DenyApprover(),
