@@ -53,7 +53,7 @@ from tests.support.llama_server import LlamaServer, missing  # noqa: E402
 
 # Raw JSON, not read_ledger: a ledger of the "before" tree may hold fields this
 # tree's schema would skip, and the figures must count every line.
-from local_plans import ledger  # noqa: E402
+from local_plans import before_tree, ledger  # noqa: E402
 
 GOALS = (
     "Rename the function greet in pkg/app.py to welcome",
@@ -159,14 +159,6 @@ def fold(lines: list[dict], run: Run) -> None:
     changed = bool(of("checkpoint"))
     ok = bool(outcomes) and outcomes[-1]["payload"]["ok"]
     run.completed_nothing_done = ok and not of("tool_result") and not changed and lines[0:1] != []
-
-
-def before_tree(ref: str, into: Path) -> Path:
-    target = into / "before-tree"
-    target.mkdir()
-    archive = subprocess.run(["git", "archive", ref], cwd=ROOT, check=True, capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
-    return target
 
 
 SIZE_CODE = """
