@@ -85,6 +85,8 @@ class Run:
     tool_calls_made: int = 0
     reports: int = 0
     reports_read: int = 0
+    #: Of the reports read, the ones paicli wrote for a worker stopped before it reported.
+    reports_by_paicli: int = 0
     verdicts: int = 0
     verdicts_read: int = 0
     seconds: float = 0.0
@@ -153,6 +155,7 @@ def fold(lines: list[dict], run: Run) -> None:
             run.speed.append(payload["tokens_per_s"])
     reports = [line["payload"] for line in of("worker_report")]
     run.reports, run.reports_read = len(reports), sum(r["status"] != "invalid" for r in reports)
+    run.reports_by_paicli = sum(r.get("result", "").startswith("report written by paicli") for r in reports)
     verdicts = [line["payload"] for line in of("review_verdict")]
     run.verdicts = len(verdicts)
     run.verdicts_read = sum(not v["feedback"].startswith("Review verdict could not be read") for v in verdicts)
@@ -210,6 +213,7 @@ def summary(runs: list[Run]) -> dict:
         "interrupted_failures": total("interrupted_failures"),
         "tool_calls": f"{total('tool_calls_made')}/{total('tool_replies')}",
         "reports_read": f"{total('reports_read')}/{total('reports')}",
+        "reports_by_paicli": total("reports_by_paicli"),
         "verdicts_read": f"{total('verdicts_read')}/{total('verdicts')}",
         "completed_nothing_done": total("completed_nothing_done"),
         "mean_s": mean([r.seconds for r in runs]),
@@ -259,7 +263,7 @@ def main() -> int:
             sizes = request_size(server, ROOT, root / "sizes")
     figures = {f"{mode}/{arm}": summary(runs) for (mode, arm), runs in results.items()}
     columns = ["runs", "own_outcome", "queued_deadline", "interrupted_failures", "tool_calls", "reports_read",
-               "verdicts_read", "completed_nothing_done", "mean_s", "mean_ttft_s", "mean_tok_s"]
+               "reports_by_paicli", "verdicts_read", "completed_nothing_done", "mean_s", "mean_ttft_s", "mean_tok_s"]
     print()
     print("| mode/arm | " + " | ".join(columns) + " |")
     print("|---" * (len(columns) + 1) + "|")
