@@ -80,6 +80,8 @@ class Run:
     own_outcome: bool = False
     completed_nothing_done: bool = False
     queued_deadline: int = 0
+    #: Queued calls given up unsent: the time left could not cover one.
+    not_started: int = 0
     interrupted_failures: int = 0
     tool_replies: int = 0
     tool_calls_made: int = 0
@@ -140,6 +142,8 @@ def fold(lines: list[dict], run: Run) -> None:
         payload = line["payload"]
         if payload["kind"] == "deadline" and (payload["call_id"] in queued or "waiting for the model" in payload["message"]):
             run.queued_deadline += 1
+        if payload["kind"] == "not_started":
+            run.not_started += 1
         if payload["kind"] == "interrupted":
             run.interrupted_failures += 1
     run.interrupted_failures += sum("empty reply" in line["payload"].get("reason", "") for line in of("agent_finished")
@@ -210,6 +214,7 @@ def summary(runs: list[Run]) -> dict:
     total = lambda name: sum(getattr(r, name) for r in runs)  # noqa: E731
     return {
         "runs": len(runs), "own_outcome": total("own_outcome"), "queued_deadline": total("queued_deadline"),
+        "not_started": total("not_started"),
         "interrupted_failures": total("interrupted_failures"),
         "tool_calls": f"{total('tool_calls_made')}/{total('tool_replies')}",
         "reports_read": f"{total('reports_read')}/{total('reports')}",
@@ -262,7 +267,7 @@ def main() -> int:
             (root / "sizes").mkdir(exist_ok=True)
             sizes = request_size(server, ROOT, root / "sizes")
     figures = {f"{mode}/{arm}": summary(runs) for (mode, arm), runs in results.items()}
-    columns = ["runs", "own_outcome", "queued_deadline", "interrupted_failures", "tool_calls", "reports_read",
+    columns = ["runs", "own_outcome", "queued_deadline", "not_started", "interrupted_failures", "tool_calls", "reports_read",
                "reports_by_paicli", "verdicts_read", "completed_nothing_done", "mean_s", "mean_ttft_s", "mean_tok_s"]
     print()
     print("| mode/arm | " + " | ".join(columns) + " |")
