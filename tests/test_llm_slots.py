@@ -205,3 +205,16 @@ def test_an_agent_whose_first_call_is_not_started_stops_without_a_summary_call(t
         first.close()
     assert outcome.status == "partial" and outcome.reason.startswith("not started:")
     assert [r.agent for r in script.requests] == ["holder", "holder"], "no summary call was queued after it"
+
+
+def test_a_run_stops_starting_tasks_when_the_time_left_cannot_cover_one_call():
+    from paicli_tui.agent.budget import RunBudget
+
+    run = RunBudget(max_seconds=3.0)
+    assert run.dispatch_limit() is None  # no call measured yet
+    run.call_seconds = lambda: 10.0
+    kind, words = run.dispatch_limit()
+    assert kind == "seconds" and "no new task started" in words and "about 10s" in words
+    assert run.exceeded_kind() is None, "agents already at work are not stopped by it"
+    run.call_seconds = lambda: 1.0
+    assert run.dispatch_limit() is None

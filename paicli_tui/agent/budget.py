@@ -159,6 +159,21 @@ class RunBudget:
         self.cost = 0.0
         self.started = time.monotonic()
         self._lock = threading.Lock()
+        #: How long a model call takes on the run's server (None: not known yet).
+        self.call_seconds: "Callable[[], float | None] | None" = None
+
+    def dispatch_limit(self) -> tuple[str, str] | None:
+        """What stops new tasks: a spent limit, or less time left than one
+        model call takes, since a task started then would only queue and be cut."""
+        hit = self.exceeded_kind()
+        if hit is not None or self.max_seconds is None or self.call_seconds is None:
+            return hit
+        need = self.call_seconds()
+        left = self.started + self.max_seconds - time.monotonic()
+        if need and left < need:
+            return "seconds", (f"run time nearly used up ({left:.0f}s left, less than one model call takes here, "
+                               f"about {need:.0f}s); no new task started")
+        return None
 
     def charge(self, tokens: int, cost: float = 0.0) -> None:
         with self._lock:
