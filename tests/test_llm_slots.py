@@ -218,3 +218,16 @@ def test_a_run_stops_starting_tasks_when_the_time_left_cannot_cover_one_call():
     assert run.exceeded_kind() is None, "agents already at work are not stopped by it"
     run.call_seconds = lambda: 1.0
     assert run.dispatch_limit() is None
+
+
+def test_the_run_keeps_one_calls_time_for_the_summaries_when_calls_are_slow():
+    from paicli_tui.agent.budget import Budget, RunBudget
+
+    run = RunBudget(max_seconds=100.0)
+    agent = Budget(run=run)
+    assert run.started + 100.0 - agent.work_deadline() == pytest.approx(10.0)
+    run.call_seconds = lambda: 25.0
+    assert run.started + 100.0 - agent.work_deadline() == pytest.approx(25.0)
+    assert "the last 25s kept for the summary" in agent.time_stop()[1]
+    run.call_seconds = lambda: 90.0  # never more than 40 % of the run
+    assert run.started + 100.0 - agent.work_deadline() == pytest.approx(40.0)

@@ -19,6 +19,10 @@ SUMMARY_SLICE_S = 10.0
 SUMMARY_SLICE_SHARE = 0.25
 
 
+#: The most of a run's time kept for summaries when calls are slow.
+MAX_RESERVE_SHARE = 0.4
+
+
 def summary_slice(limit_s: float) -> float:
     return min(SUMMARY_SLICE_S, limit_s * SUMMARY_SLICE_SHARE)
 
@@ -124,6 +128,7 @@ class Budget:
             limit, words = self.max_seconds or 0.0, "time limit reached"
         elif self.run is not None and self.run.max_seconds is not None:
             limit, words = self.run.max_seconds, "run time limit reached"
+            return "seconds", f"{words} ({limit:g}s, the last {self.run.summary_reserve():.3g}s kept for the summary)"
         else:
             return "seconds", "time limit reached"
         return "seconds", f"{words} ({limit:g}s, the last {summary_slice(limit):g}s kept for the summary)"
@@ -135,7 +140,7 @@ class Budget:
         if self.max_seconds is not None:
             ends.append(self.started + self.max_seconds - summary_slice(self.max_seconds))
         if self.run is not None and self.run.max_seconds is not None:
-            ends.append(self.run.started + self.run.max_seconds - summary_slice(self.run.max_seconds))
+            ends.append(self.run.started + self.run.max_seconds - self.run.summary_reserve())
         return min(ends) if ends else None
 
 
@@ -161,6 +166,15 @@ class RunBudget:
         self._lock = threading.Lock()
         #: How long a model call takes on the run's server (None: not known yet).
         self.call_seconds: "Callable[[], float | None] | None" = None
+
+    def summary_reserve(self) -> float:
+        """The end of the run's time kept for stopped agents' summaries: the
+        usual slice, or one model call as the server takes them when that is
+        longer (up to ``MAX_RESERVE_SHARE`` of the limit), so a summary is
+        not cut before it could be answered."""
+        limit = self.max_seconds or 0.0
+        need = self.call_seconds() if self.call_seconds is not None else None
+        return max(summary_slice(limit), min(need or 0.0, limit * MAX_RESERVE_SHARE))
 
     def dispatch_limit(self) -> tuple[str, str] | None:
         """What stops new tasks: a spent limit, or less time left than one
