@@ -53,7 +53,7 @@ from tests.support.llama_server import LlamaServer, missing  # noqa: E402
 
 # Raw JSON, not read_ledger: a ledger of the "before" tree may hold fields this
 # tree's schema would skip, and the figures must count every line.
-from local_plans import ledger  # noqa: E402
+from local_plans import before_tree, ledger  # noqa: E402
 
 GOALS = (
     "Rename the function greet in pkg/app.py to welcome",
@@ -80,11 +80,15 @@ class Run:
     own_outcome: bool = False
     completed_nothing_done: bool = False
     queued_deadline: int = 0
+    #: Queued calls given up unsent: the time left could not cover one.
+    not_started: int = 0
     interrupted_failures: int = 0
     tool_replies: int = 0
     tool_calls_made: int = 0
     reports: int = 0
     reports_read: int = 0
+    #: Of the reports read, the ones paicli wrote for a worker stopped before it reported.
+    reports_by_paicli: int = 0
     verdicts: int = 0
     verdicts_read: int = 0
     seconds: float = 0.0
@@ -138,6 +142,8 @@ def fold(lines: list[dict], run: Run) -> None:
         payload = line["payload"]
         if payload["kind"] == "deadline" and (payload["call_id"] in queued or "waiting for the model" in payload["message"]):
             run.queued_deadline += 1
+        if payload["kind"] == "not_started":
+            run.not_started += 1
         if payload["kind"] == "interrupted":
             run.interrupted_failures += 1
     run.interrupted_failures += sum("empty reply" in line["payload"].get("reason", "") for line in of("agent_finished")
@@ -153,20 +159,13 @@ def fold(lines: list[dict], run: Run) -> None:
             run.speed.append(payload["tokens_per_s"])
     reports = [line["payload"] for line in of("worker_report")]
     run.reports, run.reports_read = len(reports), sum(r["status"] != "invalid" for r in reports)
+    run.reports_by_paicli = sum(r.get("result", "").startswith("report written by paicli") for r in reports)
     verdicts = [line["payload"] for line in of("review_verdict")]
     run.verdicts = len(verdicts)
     run.verdicts_read = sum(not v["feedback"].startswith("Review verdict could not be read") for v in verdicts)
     changed = bool(of("checkpoint"))
     ok = bool(outcomes) and outcomes[-1]["payload"]["ok"]
     run.completed_nothing_done = ok and not of("tool_result") and not changed and lines[0:1] != []
-
-
-def before_tree(ref: str, into: Path) -> Path:
-    target = into / "before-tree"
-    target.mkdir()
-    archive = subprocess.run(["git", "archive", ref], cwd=ROOT, check=True, capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
-    return target
 
 
 SIZE_CODE = """
@@ -215,9 +214,11 @@ def summary(runs: list[Run]) -> dict:
     total = lambda name: sum(getattr(r, name) for r in runs)  # noqa: E731
     return {
         "runs": len(runs), "own_outcome": total("own_outcome"), "queued_deadline": total("queued_deadline"),
+        "not_started": total("not_started"),
         "interrupted_failures": total("interrupted_failures"),
         "tool_calls": f"{total('tool_calls_made')}/{total('tool_replies')}",
         "reports_read": f"{total('reports_read')}/{total('reports')}",
+        "reports_by_paicli": total("reports_by_paicli"),
         "verdicts_read": f"{total('verdicts_read')}/{total('verdicts')}",
         "completed_nothing_done": total("completed_nothing_done"),
         "mean_s": mean([r.seconds for r in runs]),
@@ -266,8 +267,8 @@ def main() -> int:
             (root / "sizes").mkdir(exist_ok=True)
             sizes = request_size(server, ROOT, root / "sizes")
     figures = {f"{mode}/{arm}": summary(runs) for (mode, arm), runs in results.items()}
-    columns = ["runs", "own_outcome", "queued_deadline", "interrupted_failures", "tool_calls", "reports_read",
-               "verdicts_read", "completed_nothing_done", "mean_s", "mean_ttft_s", "mean_tok_s"]
+    columns = ["runs", "own_outcome", "queued_deadline", "not_started", "interrupted_failures", "tool_calls", "reports_read",
+               "reports_by_paicli", "verdicts_read", "completed_nothing_done", "mean_s", "mean_ttft_s", "mean_tok_s"]
     print()
     print("| mode/arm | " + " | ".join(columns) + " |")
     print("|---" * (len(columns) + 1) + "|")

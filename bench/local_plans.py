@@ -24,6 +24,12 @@ rejection the ledger's error is kept, and printed with ``--why``.
 
     python bench/local_plans.py [--goals 10] [--why]
 
+With ``--before-ref REF`` the arms are instead the tree of REF (extracted
+with ``git archive``) and this tree, both with their defaults: what a change
+of this tree did to planning. ``--plan-only`` stops every run at its plan
+(no ``--yes``: the plan review reads the end of its input and cancels), so
+only the planner's calls are measured.
+
 The last line is one JSON object with both arms' figures and the ratios.
 """
 
@@ -40,7 +46,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 from tests.support.llama_server import LlamaServer, missing  # noqa: E402
 
@@ -77,30 +84,43 @@ class Outcome:
     whole: bool
     seconds: float
     repairs: int
+    #: Time to the planner's first token on its first call (None: not recorded).
+    planner_ttft: float | None = None
     rejections: list[str] = field(default_factory=list)
     exit_code: int = 0
 
 
-def run_once(base_url: str, goal: str, arm: str, root: Path, args: argparse.Namespace) -> Outcome:
+def before_tree(ref: str, into: Path) -> Path:
+    """The files of git ``ref`` of this repository, under ``into``."""
+    target = into / "before-tree"
+    target.mkdir(parents=True)
+    archive = subprocess.run(["git", "archive", ref], cwd=ROOT, check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
+    return target
+
+
+def run_once(base_url: str, goal: str, arm: str, root: Path, args: argparse.Namespace,
+             tree: Path = ROOT, arm_env: dict | None = None) -> Outcome:
     home, workspace = root / "home", root / "ws"
     workspace.mkdir(parents=True)
     for name, text in WORKSPACE.items():
         (workspace / name).write_text(text, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PAICLI_") and not k.endswith("_API_KEY")}
     env.update({
-        "PAICLI_HOME": str(home), "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
+        "PAICLI_HOME": str(home), "PYTHONPATH": str(tree),
         "PAICLI_PLANNER_MAX_TOKENS": str(args.planner_tokens), "PAICLI_TASK_MAX_TOKENS": str(args.task_tokens),
-        **ARMS[arm],
+        **(ARMS[arm] if arm_env is None else arm_env),
     })
+    approve = [] if args.plan_only else ["--yes"]
     command = [
-        sys.executable, "-m", "paicli_tui", "run", "--mode", "plan", "--yes", "--provider", "llamacpp",
+        sys.executable, "-m", "paicli_tui", "run", "--mode", args.mode, *approve, "--provider", "llamacpp",
         "--base-url", base_url, "--model", "local", "--workspace", str(workspace),
         "--max-turns", str(args.max_turns), "--run-max-seconds", str(args.run_seconds), goal,
     ]
     started = time.monotonic()
     try:
         proc = subprocess.run(command, cwd=workspace, env=env, capture_output=True, text=True,
-                              timeout=args.run_seconds + 120)
+                              stdin=subprocess.DEVNULL, timeout=args.run_seconds + 120)
         code = proc.returncode
     except subprocess.TimeoutExpired:
         code = -1
@@ -117,6 +137,8 @@ def run_once(base_url: str, goal: str, arm: str, root: Path, args: argparse.Name
         whole=completed and not cut,
         seconds=seconds,
         repairs=len([p for p in named("repair_requested") if p["kind"] == "plan"]),
+        planner_ttft=next((line["payload"].get("ttft_s") for line in lines
+                           if line["event"] == "model_response" and line["actor"] == "planner"), None),
         rejections=[p["error"] for p in named("plan_rejected")],
         exit_code=code,
     )
@@ -133,6 +155,11 @@ def ledger(home: Path) -> list[dict]:
     return lines
 
 
+def mean_ttft(outcomes: list[Outcome]) -> str:
+    values = [o.planner_ttft for o in outcomes if isinstance(o.planner_ttft, (int, float))]
+    return f"{sum(values) / len(values):.1f}" if values else "?"
+
+
 def share(outcomes: list[Outcome], what: str) -> int:
     return sum(getattr(o, what) for o in outcomes)
 
@@ -145,6 +172,9 @@ def main() -> int:
     parser.add_argument("--max-turns", type=int, default=4)
     parser.add_argument("--run-seconds", type=int, default=180)
     parser.add_argument("--n-ctx", type=int, default=8192)
+    parser.add_argument("--mode", choices=("plan", "team"), default="plan", help="whose planner is measured")
+    parser.add_argument("--before-ref", help="compare the tree of this git ref with this tree, both with defaults")
+    parser.add_argument("--plan-only", action="store_true", help="stop every run at its plan")
     parser.add_argument("--why", action="store_true", help="print every rejection the ledgers recorded")
     parser.add_argument("--keep", type=Path, help="keep every run's PAICLI_HOME and workspace under this folder")
     args = parser.parse_args()
@@ -156,13 +186,16 @@ def main() -> int:
         # Unwind, so the server (its own process group) is stopped too.
         signal.signal(number, lambda signum, frame: sys.exit(128 + signum))
     goals = GOALS[: args.goals]
-    results: dict[str, list[Outcome]] = {arm: [] for arm in ARMS}
     with tempfile.TemporaryDirectory(prefix="paicli-local-plans-") as tmp:
         root = args.keep or Path(tmp)
+        arms = {arm: (ROOT, env) for arm, env in ARMS.items()}
+        if args.before_ref:
+            arms = {"before": (before_tree(args.before_ref, root), {}), "after": (ROOT, {})}
+        results: dict[str, list[Outcome]] = {arm: [] for arm in arms}
         with LlamaServer(log=root / "server.log", n_ctx=args.n_ctx) as server:
             for n, goal in enumerate(goals, 1):
-                for arm in ARMS:
-                    outcome = run_once(server.base_url, goal, arm, root / f"{n}-{arm}", args)
+                for arm, (tree, arm_env) in arms.items():
+                    outcome = run_once(server.base_url, goal, arm, root / f"{n}-{arm}", args, tree, arm_env)
                     results[arm].append(outcome)
                     print(f"{n:>2} {arm:<6} accepted={'yes' if outcome.accepted else 'no ':<3} "
                           f"completed={'yes' if outcome.completed else 'no ':<3} "
@@ -172,13 +205,14 @@ def main() -> int:
                         for error in outcome.rejections:
                             print(f"      rejected: {error[:300]}", flush=True)
     print()
-    print("| arm | plan accepted | run completed | completed, no task cut by a budget | plan repairs asked | mean s/run |")
-    print("|---|---|---|---|---|---|")
+    print("| arm | plan accepted | run completed | completed, no task cut by a budget | plan repairs asked | mean s/run "
+          "| planner's first token, mean s |")
+    print("|---|---|---|---|---|---|---|")
     for arm, outcomes in results.items():
         count = len(outcomes)
         print(f"| {arm} | {share(outcomes, 'accepted')}/{count} | {share(outcomes, 'completed')}/{count} | "
               f"{share(outcomes, 'whole')}/{count} | {sum(o.repairs for o in outcomes)} | "
-              f"{sum(o.seconds for o in outcomes) / count:.1f} |")
+              f"{sum(o.seconds for o in outcomes) / count:.1f} | {mean_ttft(outcomes)} |")
     figures = {arm: {"runs": len(o), "accepted": share(o, "accepted"), "completed": share(o, "completed"),
                      "uncut": share(o, "whole")} for arm, o in results.items()}
     for what in ("accepted", "completed"):

@@ -143,3 +143,91 @@ def test_slots_follow_the_server_and_the_setting():
     assert Settings(provider="openai").slots_for("https://api.openai.com/v1") is None
     assert Settings(provider="llamacpp", server_slots=0).slots_for("http://127.0.0.1:8080/v1") is None
     assert Settings(provider="openai", server_slots=2).slots_for("https://api.openai.com/v1") == 2
+
+
+def test_a_queued_call_that_the_time_left_cannot_cover_is_not_started_and_says_why():
+    from paicli_tui.llm.types import ModelNotStarted
+
+    gate = SlotGate(1)
+    for seconds in (2.0, 3.0, 2.5):
+        gate.record(seconds)
+    assert gate.typical_s() == 2.5
+    gate.acquire()
+    started = time.monotonic()
+    with pytest.raises(ModelNotStarted, match=r"not started: \d+s of the time budget left, less than a call takes"):
+        gate.acquire(deadline=time.monotonic() + 2.0, need_s=gate.typical_s())
+    # Given up at once, not after waiting out the deadline.
+    assert time.monotonic() - started < 0.5
+    gate.release()
+
+
+def test_a_client_call_queued_behind_a_slow_one_is_not_started_when_its_run_ends_before_a_call_could():
+    from paicli_tui.llm.types import ModelNotStarted
+
+    bus = recording_bus()
+    with LoopbackServer(Script(default=lambda r: Reply(content="ok", delay=0.8)), routes=ONE_SLOT_SERVER) as server:
+        settings = Settings(provider="custom", base_url=server.base_url, max_retries=0)
+        first = ChatClient.from_settings(settings, session_id="a")
+        second = ChatClient.from_settings(settings, session_id="b", bus=bus)
+        first.chat([], agent="a")  # measures the server: about 0.8 s a call
+        holder = threading.Thread(target=lambda: first.chat([], agent="a"))
+        holder.start()
+        time.sleep(0.1)
+        started = time.monotonic()
+        with pytest.raises(ModelNotStarted):
+            second.chat([], agent="b", hard_deadline=time.monotonic() + 0.6)
+        gave_up = time.monotonic() - started
+        holder.join()
+        first.close()
+        second.close()
+    assert gave_up < 0.4
+    errors = [e for e in bus.events if getattr(e, "name", "") == "model_error"]
+    assert [e.kind for e in errors] == ["not_started"]
+
+
+def test_an_agent_whose_first_call_is_not_started_stops_without_a_summary_call(tmp_path):
+    from paicli_tui.agent.budget import Budget, RunBudget
+    from paicli_tui.agent.loop import Agent
+
+    script = Script(default=lambda r: Reply(content="ok", delay=0.8))
+    with LoopbackServer(script, routes=ONE_SLOT_SERVER) as server:
+        settings = Settings(provider="custom", base_url=server.base_url, max_retries=0)
+        first = ChatClient.from_settings(settings, session_id="a")
+        first.chat([], agent="holder")  # measures the server: about 0.8 s a call
+        holder = threading.Thread(target=lambda: first.chat([], agent="holder"))
+        holder.start()
+        time.sleep(0.1)
+        run = RunBudget(max_seconds=0.7)
+        agent = Agent("worker-1", client=ChatClient.from_settings(settings, session_id="b"), system_prompt="s",
+                      budget=Budget(run=run))
+        outcome = agent.run_turn("do it", cancel=threading.Event())
+        holder.join()
+        first.close()
+    assert outcome.status == "partial" and outcome.reason.startswith("not started:")
+    assert [r.agent for r in script.requests] == ["holder", "holder"], "no summary call was queued after it"
+
+
+def test_a_run_stops_starting_tasks_when_the_time_left_cannot_cover_one_call():
+    from paicli_tui.agent.budget import RunBudget
+
+    run = RunBudget(max_seconds=3.0)
+    assert run.dispatch_limit() is None  # no call measured yet
+    run.call_seconds = lambda: 10.0
+    kind, words = run.dispatch_limit()
+    assert kind == "seconds" and "no new task started" in words and "about 10s" in words
+    assert run.exceeded_kind() is None, "agents already at work are not stopped by it"
+    run.call_seconds = lambda: 1.0
+    assert run.dispatch_limit() is None
+
+
+def test_the_run_keeps_one_calls_time_for_the_summaries_when_calls_are_slow():
+    from paicli_tui.agent.budget import Budget, RunBudget
+
+    run = RunBudget(max_seconds=100.0)
+    agent = Budget(run=run)
+    assert run.started + 100.0 - agent.work_deadline() == pytest.approx(10.0)
+    run.call_seconds = lambda: 25.0
+    assert run.started + 100.0 - agent.work_deadline() == pytest.approx(25.0)
+    assert "the last 25s kept for the summary" in agent.time_stop()[1]
+    run.call_seconds = lambda: 90.0  # never more than 40 % of the run
+    assert run.started + 100.0 - agent.work_deadline() == pytest.approx(40.0)

@@ -90,9 +90,22 @@ def test_text_fields_are_bounded_so_a_step_cannot_ramble_to_the_output_limit():
     ("llamacpp", "off", None),
 ])
 def test_each_preset_plans_in_the_form_its_server_takes(provider, structured, form):
-    assert planner_options(Settings(provider=provider, structured_output=structured))["response_format"] == form
+    # The full profile's form; the compact one's is the test below.
+    settings = Settings(provider=provider, structured_output=structured, local_profile="off")
+    assert planner_options(settings)["response_format"] == form
 
 
 def test_only_llama_cpp_is_sent_the_schema_beside_json_object():
     takers = {name for name, preset in PRESETS.items() if preset["response_format"] == "json_object_schema"}
     assert takers == {"llamacpp"}
+
+
+@pytest.mark.parametrize("structured", ["json_object_schema", "json_schema"])
+def test_the_compact_profile_sends_at_most_eight_steps_in_the_grammar_form_also_after_a_step_down(structured):
+    from paicli_tui.llm.structured_output import at_most
+    from paicli_tui.plan.ordered_schema import LOCAL_MAX_STEPS, ordered_plan_schema
+
+    sent = planner_options(Settings(provider="custom", structured_output=structured, local_profile="on"))
+    grammar = at_most(sent["response_format"], "json_object_schema")
+    assert grammar == {"type": "json_object", "schema": ordered_plan_schema(LOCAL_MAX_STEPS)}
+    assert len(grammar["schema"]["properties"]["steps"]["anyOf"]) == LOCAL_MAX_STEPS == 8

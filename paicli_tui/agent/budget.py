@@ -19,6 +19,10 @@ SUMMARY_SLICE_S = 10.0
 SUMMARY_SLICE_SHARE = 0.25
 
 
+#: The most of a run's time kept for summaries when calls are slow.
+MAX_RESERVE_SHARE = 0.4
+
+
 def summary_slice(limit_s: float) -> float:
     return min(SUMMARY_SLICE_S, limit_s * SUMMARY_SLICE_SHARE)
 
@@ -124,6 +128,7 @@ class Budget:
             limit, words = self.max_seconds or 0.0, "time limit reached"
         elif self.run is not None and self.run.max_seconds is not None:
             limit, words = self.run.max_seconds, "run time limit reached"
+            return "seconds", f"{words} ({limit:g}s, the last {self.run.summary_reserve():.3g}s kept for the summary)"
         else:
             return "seconds", "time limit reached"
         return "seconds", f"{words} ({limit:g}s, the last {summary_slice(limit):g}s kept for the summary)"
@@ -135,7 +140,7 @@ class Budget:
         if self.max_seconds is not None:
             ends.append(self.started + self.max_seconds - summary_slice(self.max_seconds))
         if self.run is not None and self.run.max_seconds is not None:
-            ends.append(self.run.started + self.run.max_seconds - summary_slice(self.run.max_seconds))
+            ends.append(self.run.started + self.run.max_seconds - self.run.summary_reserve())
         return min(ends) if ends else None
 
 
@@ -159,6 +164,30 @@ class RunBudget:
         self.cost = 0.0
         self.started = time.monotonic()
         self._lock = threading.Lock()
+        #: How long a model call takes on the run's server (None: not known yet).
+        self.call_seconds: "Callable[[], float | None] | None" = None
+
+    def summary_reserve(self) -> float:
+        """The end of the run's time kept for stopped agents' summaries: the
+        usual slice, or one model call as the server takes them when that is
+        longer (up to ``MAX_RESERVE_SHARE`` of the limit), so a summary is
+        not cut before it could be answered."""
+        limit = self.max_seconds or 0.0
+        need = self.call_seconds() if self.call_seconds is not None else None
+        return max(summary_slice(limit), min(need or 0.0, limit * MAX_RESERVE_SHARE))
+
+    def dispatch_limit(self) -> tuple[str, str] | None:
+        """What stops new tasks: a spent limit, or less time left than one
+        model call takes, since a task started then would only queue and be cut."""
+        hit = self.exceeded_kind()
+        if hit is not None or self.max_seconds is None or self.call_seconds is None:
+            return hit
+        need = self.call_seconds()
+        left = self.started + self.max_seconds - time.monotonic()
+        if need and left < need:
+            return "seconds", (f"run time nearly used up ({left:.0f}s left, less than one model call takes here, "
+                               f"about {need:.0f}s); no new task started")
+        return None
 
     def charge(self, tokens: int, cost: float = 0.0) -> None:
         with self._lock:

@@ -23,7 +23,7 @@ from paicli_tui.agent.compaction import compact
 from paicli_tui.agent.guard import RunawayGuard
 from paicli_tui.events import AgentFinished, AgentNote, Compaction, EventBus, HistoryCleared, ToolCallFinished, ToolCallStarted
 from paicli_tui.llm.types import (
-    ChatResult, ModelBudgetCut, ModelCancelled, ModelDeadlineError, ModelError, ToolCall, Usage,
+    ChatResult, ModelBudgetCut, ModelCancelled, ModelDeadlineError, ModelError, ModelNotStarted, ToolCall, Usage,
 )
 from paicli_tui.llm.role_client import repair_request
 from paicli_tui.llm.tool_union import UnreadableUnionReply
@@ -152,6 +152,10 @@ class Agent:
                 except ModelBudgetCut:
                     return self._summarise(self.budget.exceeded_kind() or ("cost", "cost limit reached"), cancel,
                                            turn_usage)
+                except ModelNotStarted as exc:
+                    # Never sent: a summary call would queue behind the same calls.
+                    self._publish(AgentNote(self.name, f"[stopped] {exc}"))
+                    return self._finish("partial", _last_text(self.messages), str(exc), turn_usage)
                 except ModelDeadlineError:
                     return self._summarise(self.budget.exceeded_kind() or self.budget.time_stop(), cancel, turn_usage)
                 except UnreadableUnionReply as exc:

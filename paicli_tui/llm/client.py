@@ -261,11 +261,14 @@ class ChatClient:
                 if deadline is not None and time.monotonic() >= deadline:
                     raise self._reader.deadline_passed()
                 deadline = self._take_slot(clock, cancel, deadline, hard_deadline, agent, call_id)
+                sent = time.monotonic()
                 try:
                     result = self._attempt(payload, headers, stream, cancel, emit, deadline)
                 finally:
                     if self.gate is not None:
                         self.gate.release()
+                if self.gate is not None:
+                    self.gate.record(time.monotonic() - sent)
                 break
             except ModelError as exc:
                 error = self._scrubbed(exc)
@@ -329,7 +332,7 @@ class ChatClient:
                 if self.bus is not None:
                     self.bus.publish(ev.ModelQueued(actor=agent, call_id=call_id, slots=slots))
 
-            waited = self.gate.acquire(cancel, hard_deadline, announce)
+            waited = self.gate.acquire(cancel, hard_deadline, announce, need_s=self.gate.typical_s())
             clock.queued_s += waited
             if deadline is not None and waited > 0:
                 # Moved later by the wait, up to the run's own limit; never earlier.

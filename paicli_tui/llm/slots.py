@@ -16,16 +16,20 @@ tokenizer calls.
 
 from __future__ import annotations
 
+import statistics
 import threading
 import time
+from collections import deque
 from typing import Callable
 
 import httpx
 
-from paicli_tui.llm.types import CANCELLED_MESSAGE, ModelCancelled, ModelDeadlineError
+from paicli_tui.llm.types import CANCELLED_MESSAGE, ModelCancelled, ModelNotStarted
 
 #: How often a queued request looks at its cancel event (seconds).
 POLL_S = 0.05
+#: Calls whose durations say how long the next one takes.
+RECENT_CALLS = 8
 
 
 class SlotGate:
@@ -36,6 +40,17 @@ class SlotGate:
         #: The most requests ever in flight at once (what tests check).
         self.peak = 0
         self._cond = threading.Condition()
+        self._durations: deque[float] = deque(maxlen=RECENT_CALLS)
+
+    def record(self, seconds: float) -> None:
+        """A finished call's time from sending to its last byte."""
+        with self._cond:
+            self._durations.append(seconds)
+
+    def typical_s(self) -> float | None:
+        """The median of the recent calls' durations; None before any."""
+        with self._cond:
+            return statistics.median(self._durations) if self._durations else None
 
     def resize(self, slots: int) -> None:
         """Take the slot count a probe found; waiters are woken to recheck."""
@@ -48,11 +63,15 @@ class SlotGate:
         cancel: threading.Event | None = None,
         deadline: float | None = None,
         on_wait: Callable[[int], None] | None = None,
+        need_s: float | None = None,
     ) -> float:
         """Take a slot; the seconds spent waiting for it. ``on_wait(slots)``
         is called once, before blocking, when the request has to queue.
-        Raises ModelCancelled or ModelDeadlineError while queued."""
+        Raises ModelCancelled while queued, or ModelNotStarted once the
+        ``deadline`` is nearer than ``need_s`` (what a call takes here): a
+        call sent then would be cut before it answered."""
         started = time.monotonic()
+        give_up = deadline - need_s if deadline is not None and need_s else deadline
         with self._cond:
             if self.busy >= self.slots:
                 self.waiting += 1
@@ -62,8 +81,8 @@ class SlotGate:
                     while self.busy >= self.slots:
                         if cancel is not None and cancel.is_set():
                             raise ModelCancelled(CANCELLED_MESSAGE)
-                        if deadline is not None and time.monotonic() >= deadline:
-                            raise ModelDeadlineError("the time budget ran out while waiting for the model server")
+                        if give_up is not None and time.monotonic() >= give_up:
+                            raise ModelNotStarted(_not_started(deadline, need_s))
                         self._cond.wait(POLL_S)
                 finally:
                     self.waiting -= 1
@@ -82,6 +101,14 @@ class SlotGate:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+def _not_started(deadline: float | None, need_s: float | None) -> str:
+    if not need_s or deadline is None:
+        return "not started: the time budget ran out while waiting for the model server"
+    left = max(0.0, deadline - time.monotonic())
+    return (f"not started: {left:.0f}s of the time budget left, less than a call takes on this model server "
+            f"(about {need_s:.0f}s)")
 
 
 _gates: dict[str, SlotGate] = {}

@@ -183,6 +183,14 @@ class ModelDeadlineError(ModelError):
     kind = "deadline"
 
 
+class ModelNotStarted(ModelDeadlineError):
+    """A request queued for a server slot was given up before it was sent:
+    what was left of the run's time could not cover a call on that server.
+    Nothing was asked, so nothing was lost but the wait."""
+
+    kind = "not_started"
+
+
 class ModelBudgetCut(ModelDeadlineError):
     """The caller's cost limit was reached while the reply streamed: the
     stream was closed there, as a time limit closes it."""

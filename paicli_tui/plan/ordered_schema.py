@@ -77,5 +77,9 @@ def ordered_plan_schema(max_steps: int = MAX_STEPS) -> dict:
 
 ORDERED_PLAN_SCHEMA: dict = ordered_plan_schema()
 Draft202012Validator.check_schema(ORDERED_PLAN_SCHEMA)
-# Whenever a plan request steps down to the grammar form, whatever the preset.
-register_grammar_form("paicli_plan", ORDERED_PLAN_SCHEMA)
+#: The names plan requests carry: what the grammar rung sends under each,
+#: also when a request made for a strict server steps down to it, whatever
+#: the preset.
+PLAN_FORM, LOCAL_PLAN_FORM = "paicli_plan", "paicli_plan_local"
+register_grammar_form(PLAN_FORM, ORDERED_PLAN_SCHEMA)
+register_grammar_form(LOCAL_PLAN_FORM, ordered_plan_schema(LOCAL_MAX_STEPS))

@@ -26,9 +26,10 @@ from paicli_tui.plan.executor import Replanner
 from paicli_tui.plan.model import Plan, Task, TaskStatus
 from paicli_tui.plan.edits import next_free_id
 from paicli_tui.plan.parser import PlanError, parse_plan, plan_from_dict
-from paicli_tui.plan.ordered_schema import LOCAL_MAX_STEPS, ORDERED_PLAN_SCHEMA, ordered_plan_schema
+from paicli_tui.plan.ordered_schema import LOCAL_MAX_STEPS, LOCAL_PLAN_FORM, ORDERED_PLAN_SCHEMA, PLAN_FORM
 from paicli_tui.plan.schema import PLAN_REPLY_SCHEMA
 from paicli_tui.prompting.assembler import with_turn_context
+from paicli_tui.prompting.compact import compact_planner_prompt
 
 if TYPE_CHECKING:
     from paicli_tui.config.settings import Settings
@@ -49,12 +50,15 @@ def planner_options(settings: "Settings") -> dict[str, Any]:
     the plan schema as ``response_format`` where the server takes one."""
     kind = settings.response_format_kind()
     compact = settings.compact_profile()
-    schema = ordered_plan_schema(LOCAL_MAX_STEPS) if compact and kind == "json_object_schema" else plan_reply_schema(kind)
+    # The grammar rung sends the form registered under the name (8 steps
+    # under the compact profile), also after a step-down from json_schema.
+    form = LOCAL_PLAN_FORM if compact else PLAN_FORM
     return {
         "max_tokens": settings.planner_max_tokens,
         "repairs": settings.plan_repairs,
-        "response_format": response_format(kind, "paicli_plan", schema),
+        "response_format": response_format(kind, form, plan_reply_schema(kind)),
         "max_steps": LOCAL_MAX_STEPS if compact else None,
+        "compact": compact,
     }
 
 
@@ -92,6 +96,10 @@ class ChatClientLike(Protocol):
 class SystemPrompts(Protocol):
     def system_prompt(self, role: str) -> str: ...
 
+    def prompt_file(self, relative: str) -> str: ...
+
+    def project_text(self) -> str: ...
+
 
 class Planner:
     def __init__(
@@ -108,8 +116,11 @@ class Planner:
         repairs: int = 0,
         response_format: dict | None = None,
         max_steps: int | None = None,
+        compact: bool = False,
     ) -> None:
         self.client = client
+        #: The compact local profile: the short planner prompt.
+        self.compact = compact
         #: The most steps a plan may have (the compact local profile: 8).
         self.max_steps = max_steps
         self.max_tokens = max_tokens
@@ -169,7 +180,7 @@ class Planner:
 
     def _ask(self, text: str, origin: str, cancel: threading.Event | None, *, renumber: bool = True) -> Plan:
         messages = [
-            {"role": "system", "content": self.assembler.system_prompt(self.role)},
+            {"role": "system", "content": self._system_prompt()},
             {"role": "user", "content": with_turn_context(text)},
         ]
         limit, doubled = self.max_tokens, False
@@ -189,6 +200,11 @@ class Planner:
                 messages = [*messages, {"role": "assistant", "content": reply.content},
                             {"role": "user", "content": repair_request(str(exc))}]
         raise AssertionError("unreachable: the last attempt raises")
+
+    def _system_prompt(self) -> str:
+        if self.compact:
+            return compact_planner_prompt(self.assembler, self.role)
+        return self.assembler.system_prompt(self.role)
 
     def _options(self, limit: int | None) -> dict[str, Any]:
         """What a call carries besides the messages; only what is set, so a

@@ -29,6 +29,10 @@ WORKER_PROMPT_TOKENS = 1_500
 PROJECT_CHARS = 1_200
 DESCRIPTION_CHARS = 80
 COMPACT_ROLES = ("react", "task", "team-worker")
+#: The tool-less roles with a compact prompt: the full planner prompt is
+#: near 1,100 tokens, some 20 s of a local server's time before its first
+#: token, taken from the run's budget before any task starts.
+PLANNER_ROLES = ("planner", "team-planner")
 
 #: The built-in tools the profile picks from; any other tool (an MCP
 #: server's, load_skill) is there because the person set it up, and stays
@@ -108,16 +112,32 @@ def compact_prompt(assembler: "PromptAssembler", role: str, *, task_type: str | 
     if role not in COMPACT_ROLES:
         raise ValueError(f"no compact prompt for role {role!r}; compact roles: {', '.join(COMPACT_ROLES)}")
     parts = [assembler.prompt_file("compact/base.md"), assembler.prompt_file(f"compact/{role}.md")]
-    project = assembler.project_text()
-    if project:
-        cut = project if len(project) <= PROJECT_CHARS else project[:PROJECT_CHARS] + "\n…"
-        parts.append("## Project\n\n" + cut)
+    parts.append(project_section(assembler))
     if role != "react":
         parts.append(assembler.skills_index())
     if task_type is not None:
         parts.append(f"## Task Type\n\n{str(getattr(task_type, 'value', task_type)).upper()}")
     parts.append(assembler.resource_index())
     return "\n\n".join(part.strip() for part in parts if part.strip()) + "\n"
+
+
+def compact_planner_prompt(assembler: "PromptAssembler", role: str) -> str:
+    """The compact planner prompt: the plan rules in a few lines (the
+    schema, sent as a grammar where the server takes one, holds the form),
+    then the project context, cut as for workers."""
+    if role not in PLANNER_ROLES:
+        raise ValueError(f"no compact planner prompt for role {role!r}; planner roles: {', '.join(PLANNER_ROLES)}")
+    parts = [assembler.prompt_file(f"compact/{role}.md")]
+    parts.append(project_section(assembler))
+    return "\n\n".join(part.strip() for part in parts if part.strip()) + "\n"
+
+
+def project_section(assembler: "PromptAssembler") -> str:
+    """PAI.md under a heading, cut at ``PROJECT_CHARS`` ("" when none)."""
+    project = assembler.project_text()
+    if not project:
+        return ""
+    return "## Project\n\n" + (project if len(project) <= PROJECT_CHARS else project[:PROJECT_CHARS] + "\n…")
 
 
 def request_text(system_prompt: str, schemas: list[dict]) -> str:

@@ -346,6 +346,8 @@ class Session(ModeAndModel, GrantKeeping, Resuming, PlanAndTeamRuns):
         price = model_price(model, s.prices, s.provider)
         self._run_budget = RunBudget(s.run_max_turns, s.run_max_tokens, s.run_max_seconds, s.run_max_cost,
                                      price_of=(lambda usage: cost_of(usage, price)) if price is not None else None)
+        gate = getattr(self.client, "gate", None)
+        self._run_budget.call_seconds = gate.typical_s if gate is not None else None
         prices = {model: price.model_dump() if hasattr(price, "model_dump") else dict(price)} if price is not None else {}
         self.bus.publish(RunRequested("session", kind, goal, limits, prices, attachments))
         from paicli_tui.session.mcp_wiring import prepare_run

@@ -59,7 +59,7 @@ class PlanAndTeamRuns:
             parallelism=self.settings.parallelism,
             replanner=replan,
             version=max(planner.version, 1),
-            run_limit=self._run_budget.exceeded_kind,
+            run_limit=self._run_budget.dispatch_limit,
             where=self.executor.where,
         )
         self._executor = executor

@@ -186,7 +186,7 @@ class Resuming:
             parallelism=state.parallelism or self.settings.parallelism,
             workers=list(state.workers) or None,
             replanner=lambda current, failed, reason: planner.replan(state.goal, current, failed, reason, cancel=cancel),
-            max_replans=state.max_replans, version=version, run_limit=self._run_budget.exceeded_kind,
+            max_replans=state.max_replans, version=version, run_limit=self._run_budget.dispatch_limit,
             replans=state.replans, resumed=True, where=self.executor.where,
         )
         self._executor = executor

@@ -131,7 +131,7 @@ class TeamOrchestrator:
             actor=ORCHESTRATOR,
             kind="team",
             version=resumed.version if resumed is not None else max(self.planner.version, 1),
-            run_limit=self.run_budget.exceeded_kind if self.run_budget is not None else None,
+            run_limit=self.run_budget.dispatch_limit if self.run_budget is not None else None,
             replans=resumed.replans if resumed is not None else 0,
             resumed=resumed is not None,
             where=executor.where if executor is not None else "local",

@@ -26,7 +26,7 @@ from paicli_tui.plan.model import Plan, Task
 from paicli_tui.prompting.assembler import with_turn_context
 from paicli_tui.team.checks import run_task_check
 from paicli_tui.team.messages import AgentMessage, MessageType
-from paicli_tui.team.receipts import ReceiptTracker
+from paicli_tui.team.receipts import MAX_COMMANDS, Receipts, ReceiptTracker
 from paicli_tui.team.step_context import retry_message, review_message, step_message
 from paicli_tui.team.structured import UNREADABLE, StructuredReplyError, WorkerReport, parse_worker_report
 from paicli_tui.team.subagent import SubAgent, feedback_message, task_message
@@ -158,6 +158,12 @@ class StepRunner:
                 if cancel.is_set():
                     return TaskOutcome("cancelled", last_result, "cancelled")
                 return TaskOutcome("failed", last_result, f"{worker.name}: {reply.content}")
+            if reply.type is MessageType.PARTIAL and not reply.content.strip():
+                # Stopped by a limit with no summary: no time or tokens were
+                # left to ask the model, so paicli reports what it saw.
+                result, reason = evidence_report(receipts)
+                self._report(worker, task, attempt, "blocked", result, reason)
+                return TaskOutcome("blocked", result, reason)
             report = self._read_report(worker, task, attempt, reply, cancel)
             if isinstance(report, TaskOutcome):
                 return report
@@ -300,6 +306,18 @@ class StepRunner:
             approved = verdict.type is MessageType.APPROVAL
             self.bus.publish(ReviewVerdictGiven(reviewer.name, task.id, attempt, approved, verdict.content, verdict.notes))
         return verdict
+
+
+#: How a report paicli wrote in the worker's place begins.
+BY_PAICLI = "report written by paicli, not the model"
+
+
+def evidence_report(receipts: Receipts) -> tuple[str, str]:
+    """(result, reason) of a stopped worker that gave no report, from the
+    tool calls paicli saw it make."""
+    lines = [f"{BY_PAICLI}: {receipts.tool_calls} tool call{'' if receipts.tool_calls == 1 else 's'}"]
+    lines += [f"- {run.line()}" for run in receipts.commands[-MAX_COMMANDS:]]
+    return "\n".join(lines), f"{BY_PAICLI}: the worker was stopped by a limit before it reported"
 
 
 def _unreadable(reviewer: SubAgent, verdict: AgentMessage) -> str | None:

@@ -101,3 +101,20 @@ def test_the_profile_turned_off_sends_the_full_prompt_and_every_tool(workspace, 
     request = _first(script, "task_1")
     assert "## Tool Policy" in request.messages[0]["content"] and "web_fetch" in request.tools
     assert _request_size(request) > BOUND_CHARS
+
+
+@pytest.mark.parametrize("mode", ["plan", "team"])
+def test_the_planner_is_sent_the_short_planner_prompt_and_its_plan_runs(mode, workspace, paicli_home):
+    (workspace / "PAI.md").write_text("Keep every module under 300 lines.\n" * 200)
+    planner = _plan(("look at the code", "ANALYSIS")) if mode == "plan" else team_plan(("look at the code", []))
+    script = Script({"planner": [planner], "task_1": [Reply(content="looked")], "worker": [done("looked")],
+                     "reviewer": [approve()]})
+    with LoopbackServer(script) as server:
+        proc = _run(server, workspace, paicli_home, mode, "look", PAICLI_TEAM_REVIEW="false")
+    assert proc.returncode == 0, proc.stderr
+    prompt = _first(script, "planner").messages[0]["content"]
+    # The full planner prompt is over 4,000 characters before any PAI.md.
+    assert len(prompt) <= 2_600, prompt
+    assert "Ids are t1, t2" in prompt and "Keep every module under 300 lines." in prompt
+    assert ("reviewer checks" in prompt) == (mode == "team")
+

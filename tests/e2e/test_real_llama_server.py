@@ -354,6 +354,20 @@ def _worker_requests(workspace) -> dict[str, tuple[str, list[dict]]]:
     return requests
 
 
+def test_the_compact_planner_prompts_are_under_a_third_of_the_full_ones_by_the_servers_own_count(llama, tmp_path):
+    from paicli_tui.llm.server_probe import count_tokens, describe_server
+    from paicli_tui.prompting.assembler import PromptAssembler
+    from paicli_tui.prompting.compact import PLANNER_ROLES, compact_planner_prompt
+
+    assembler = PromptAssembler(tmp_path)
+    info = describe_server(llama.base_url, "local")
+    for role in PLANNER_ROLES:
+        full = count_tokens(info, assembler.system_prompt(role), timeout=60)
+        short = count_tokens(info, compact_planner_prompt(assembler, role), timeout=60)
+        # Measured: 1,064 → 314 (planner), 1,090 → 324 (team planner).
+        assert short <= 400 and short * 3 < full, (role, short, full)
+
+
 def test_every_compact_worker_request_is_within_its_bound_by_the_servers_own_count(llama, tmp_path):
     from paicli_tui.llm.server_probe import count_tokens, describe_server
     from paicli_tui.prompting.compact import WORKER_PROMPT_TOKENS, request_text
