@@ -55,3 +55,9 @@ print(json.dumps([ModelDelta is ev.ModelDelta, ModelDelta.__module__, "run_outco
 """
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == [True, "paicli_tui.events.model", True, True]
+
+
+def test_the_first_screen_imports_no_markdown_parser_or_highlighter():
+    # Textual's Markdown widget brings both; the first answer imports it.
+    loaded = _first_screen_modules(("markdown_it", "pygments", "textual.widgets._markdown"))
+    assert loaded == set()
