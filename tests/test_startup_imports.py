@@ -61,3 +61,16 @@ def test_the_first_screen_imports_no_markdown_parser_or_highlighter():
     # Textual's Markdown widget brings both; the first answer imports it.
     loaded = _first_screen_modules(("markdown_it", "pygments", "textual.widgets._markdown"))
     assert loaded == set()
+
+
+def test_starting_afresh_does_not_import_the_ledger_reader():
+    probe = """
+import argparse, json, sys
+from pathlib import Path
+from paicli_tui.commands.tui import _continued
+args = argparse.Namespace(resume_session=None, continue_last=False)
+print(json.dumps([_continued(args, Path.cwd()) is None,
+                  sorted(m for m in sys.modules if m.startswith(("paicli_tui.records.conversation", "paicli_tui.records.ledger")))]))
+"""
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [True, []]
