@@ -217,6 +217,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from paicli_tui.commands import typeahead
 
         typeahead.hold()
+        from paicli_tui.ui import startup_gc
+
+        startup_gc.pause()  # until the first frame is drawn
     from paicli_tui.config.settings import ConfigError, check_dirs
 
     try:

@@ -98,6 +98,8 @@ def main(args: argparse.Namespace) -> int:
 
 def _continued(args: argparse.Namespace, workspace: Path):
     """The conversation `-c` or `--resume SESSION` continues, or None."""
+    if not (getattr(args, "resume_session", None) or getattr(args, "continue_last", False)):
+        return None  # before the imports: the ledger reader is not needed to start afresh
     from paicli_tui.records.conversation import last_session_of, read_conversation
     from paicli_tui.records.killed import held_by_a_process
     from paicli_tui.records.sessions import SessionNotFound, resolve_session
@@ -107,12 +109,10 @@ def _continued(args: argparse.Namespace, workspace: Path):
             path = resolve_session(args.resume_session)
         except SessionNotFound as exc:
             raise CommandError(str(exc)) from None
-    elif getattr(args, "continue_last", False):
+    else:
         path = last_session_of(workspace)
         if path is None:
             raise CommandError(f"no earlier session of {workspace} to continue (see `paicli sessions`)", 1)
-    else:
-        return None
     if held_by_a_process(path):
         raise CommandError(f"session {path.stem} is open in another paicli", 1)
     conversation = read_conversation(path)

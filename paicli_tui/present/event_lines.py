@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import cache
 
 from paicli_tui import events as ev
 from paicli_tui.plan.outcome import outcome_of
@@ -58,16 +59,14 @@ def full_arguments(arguments: str) -> str:
 #: the transcript shows; a plan's or team's sub-agents show theirs in the
 #: run screen's panes, and the transcript only gets their run's facts.
 _NARRATED = frozenset({"react", "session", "engine", "planner"})
-_CHATTER = (
-    ev.ModelError,
-    ev.ModelRetry,
-    ev.ModelQueued,
-    ev.AgentNote,
-    ev.ApprovalDecided,
-    ev.GrantAdded,
-    ev.Compaction,
-    ev.AgentFinished,
-)
+
+
+@cache
+def _chatter() -> tuple[type[ev.Event], ...]:
+    # Looked up on first use: the first screen imports this module before any
+    # event exists, and naming the classes here would build them all.
+    return (ev.ModelError, ev.ModelRetry, ev.ModelQueued, ev.AgentNote, ev.ApprovalDecided, ev.GrantAdded,
+            ev.Compaction, ev.AgentFinished)
 
 
 _REPAIRED_BY = {"plan": "planner", "report": "worker", "verdict": "reviewer"}
@@ -133,7 +132,7 @@ def describe(event: ev.Event) -> Line | None:
     """A transcript line for events that are not streamed text or tool calls;
     None for events the transcript does not show as a line (one line per
     dispatch, status change or verdict of a run at most)."""
-    if isinstance(event, _CHATTER) and event.actor not in _NARRATED:
+    if isinstance(event, _chatter()) and event.actor not in _NARRATED:
         return None
     who = _actor(event)
     match event:

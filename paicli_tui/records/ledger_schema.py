@@ -83,6 +83,7 @@ def payload_specs() -> dict[str, dict[str, tuple[Check, str, Any]]]:
 
 
 def _event_classes() -> list[type[ev.Event]]:
+    ev.load_all()
     found, frontier = [], [ev.Event]
     while frontier:
         for sub in frontier.pop().__subclasses__():

@@ -28,6 +28,7 @@ def _subclasses(cls: type) -> list[type]:
 @lru_cache(maxsize=1)
 def event_classes() -> dict[str, type[ev.Event]]:
     """Stable ledger name → event class, for every event of the events package."""
+    ev.load_all()
     return {cls.name: cls for cls in _subclasses(ev.Event) if cls.__module__.startswith(ev.__name__ + ".")}
 
 

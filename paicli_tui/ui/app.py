@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import gc
 import logging
 import threading
 import time
@@ -27,6 +26,7 @@ from paicli_tui.ui.bridge.approver import ApprovalPrompt, UiApprover, resolve
 from paicli_tui.ui.bridge.conflict_resolver import ConflictPrompt, UiConflictResolver
 from paicli_tui.ui.run.run_screens import RunScreens
 from paicli_tui.ui.conversation.main_screen import MainScreen
+from paicli_tui.ui import startup_gc
 from paicli_tui.ui.themes import DEFAULT_DARK, VARIABLE_DEFAULTS, load_themes
 
 if TYPE_CHECKING:
@@ -189,8 +189,7 @@ class PaicliApp(App[None]):
         # widgets and the imported libraries that was a 60–70 ms stall in
         # the middle of streaming (bench/ui_stream.py). What exists once the
         # app is up lives as long as the app; leave it out of those walks.
-        gc.collect()
-        gc.freeze()
+        startup_gc.freeze_and_resume()
 
     async def on_unmount(self) -> None:
         self.pump.set_waker(None)

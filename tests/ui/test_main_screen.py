@@ -8,7 +8,8 @@ import threading
 from textual.widgets import Markdown
 
 from paicli_tui import events as ev
-from paicli_tui.ui.conversation.transcript_entries import ReasoningEntry, ToolEntry
+from paicli_tui.ui.conversation.transcript_answers import ReasoningEntry
+from paicli_tui.ui.conversation.transcript_entries import ToolEntry
 from tests.ui.conftest import settle, submit, text_of, transcript_text
 from tests.ui.fake_session import Outcome
 
@@ -135,7 +136,7 @@ async def test_deltas_from_a_background_thread_stream_into_the_transcript(app, s
 
 
 async def test_each_frame_writes_each_stream_once(app, session, monkeypatch):
-    from paicli_tui.ui.conversation.transcript_entries import StreamedMarkdown
+    from paicli_tui.ui.conversation.transcript_answers import StreamedMarkdown
 
     writes: list[str] = []
     original = StreamedMarkdown.write

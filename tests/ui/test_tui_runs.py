@@ -14,7 +14,7 @@ from paicli_tui.session.live import Session
 from paicli_tui.ui.app import PaicliApp
 from paicli_tui.ui.review.plan_reviewer import UIPlanReviewer, load_plan_file
 from paicli_tui.ui.conversation.main_screen import MainScreen
-from paicli_tui.ui.conversation.transcript_entries import AnswerEntry
+from paicli_tui.ui.conversation.transcript_answers import AnswerEntry
 from paicli_tui.ui.help.help_screen import HelpScreen
 from paicli_tui.ui.review.plan_review import PlanReviewScreen
 from paicli_tui.ui.run.run_screen import RunScreen

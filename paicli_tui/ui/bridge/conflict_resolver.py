@@ -11,12 +11,23 @@ from __future__ import annotations
 import threading
 from concurrent.futures import Future, TimeoutError
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from paicli_tui.ui.bridge.approver import resolve
 from paicli_tui.ui.bridge.event_pump import EventPump
-from paicli_tui.workspace.resolver import Conflict, Decision
+
+if TYPE_CHECKING:
+    from paicli_tui.workspace.resolver import Conflict, Decision
 
 _POLL_S = 0.1
+
+
+def _failed() -> "Decision":
+    # Imported here: the isolation machinery behind it is not needed until a
+    # run merges, and the first screen would pay for it.
+    from paicli_tui.workspace.resolver import Decision
+
+    return _failed()
 
 
 @dataclass(frozen=True)
@@ -36,7 +47,7 @@ class UiConflictResolver:
         prompt = ConflictPrompt(conflict)
         with self._lock:
             if self._closed:
-                return Decision("fail")
+                return _failed()
             self._waiting.add(prompt.answer)
         self.pump.put(prompt)
         try:
@@ -45,7 +56,7 @@ class UiConflictResolver:
                     return prompt.answer.result(timeout=_POLL_S)
                 except TimeoutError:
                     if cancel.is_set():
-                        resolve(prompt.answer, Decision("fail"))
+                        resolve(prompt.answer, _failed())
         finally:
             with self._lock:
                 self._waiting.discard(prompt.answer)
@@ -55,4 +66,4 @@ class UiConflictResolver:
             self._closed = True
             waiting = list(self._waiting)
         for answer in waiting:
-            resolve(answer, Decision("fail"))
+            resolve(answer, _failed())

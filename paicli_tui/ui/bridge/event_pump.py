@@ -16,7 +16,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from paicli_tui.events import ModelDelta
+from paicli_tui import events as ev
 from paicli_tui.ui.bridge.pump_items import TextRun
 
 #: Beyond this many queued items (a UI that stopped draining), the oldest
@@ -48,7 +48,7 @@ class EventPump:
         on the UI."""
         with self._lock:
             was_empty = not self._pending
-            if isinstance(item, ModelDelta):
+            if isinstance(item, ev.ModelDelta):
                 run = self._open.get(item.actor)
                 if run is not None and run.call_id == item.call_id and run.kind == item.kind:
                     run.parts.append(item.text)

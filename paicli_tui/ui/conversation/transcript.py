@@ -8,6 +8,8 @@ unfold, and typing goes back to the input with the key."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import events
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -15,15 +17,10 @@ from textual.reactive import var
 from textual.widget import Widget
 from textual.widgets import Collapsible
 
-from paicli_tui.ui.conversation.transcript_entries import (
-    AnswerEntry,
-    FoldingEntry,
-    NoteLine,
-    PlanningLine,
-    ReasoningEntry,
-    ToolEntry,
-    UserEntry,
-)
+from paicli_tui.ui.conversation.transcript_entries import NoteLine, PlanningLine, ToolEntry, UserEntry
+
+if TYPE_CHECKING:
+    from paicli_tui.ui.conversation.transcript_answers import AnswerEntry, FoldingEntry
 
 MAX_ENTRIES = 400
 
@@ -117,6 +114,8 @@ class Transcript(VerticalScroll, can_focus=True, can_focus_children=False):
 
     async def add_answer(self, text: str, title: str = "answer") -> AnswerEntry:
         """A run's answer, complete, rendered as Markdown under ``title``."""
+        from paicli_tui.ui.conversation.transcript_answers import AnswerEntry
+
         entry = AnswerEntry(title)
         await self.add(entry)
         entry.body.write(text)
@@ -126,6 +125,8 @@ class Transcript(VerticalScroll, can_focus=True, can_focus_children=False):
     async def stream_entry(self, key: StreamKey) -> AnswerEntry | FoldingEntry:
         entry = self._streams.get(key)
         if entry is None:
+            from paicli_tui.ui.conversation.transcript_answers import AnswerEntry, ReasoningEntry
+
             actor, _call, kind = key
             entry = ReasoningEntry(actor) if kind == "reasoning" else AnswerEntry(actor)
             self._streams[key] = entry
@@ -145,11 +146,7 @@ class Transcript(VerticalScroll, can_focus=True, can_focus_children=False):
         """The model call ended (or, with no call id, the actor's turn did):
         close its streams and fold its reasoning."""
         for key in [k for k in self._streams if k[0] == actor and (call_id is None or k[1] == call_id)]:
-            entry = self._streams.pop(key)
-            if isinstance(entry, FoldingEntry):
-                await entry.finish()
-            else:
-                await entry.body.finish()
+            await self._streams.pop(key).finish()
 
     def has_stream(self, actor: str, kind: str = "content") -> bool:
         return any(k[0] == actor and k[2] == kind for k in self._streams)
