@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pyte
 
+from tests.support.timing import scaled
+
 
 class PtyApp:
     """``resizable`` leaves COLUMNS and LINES out of the app's environment:
@@ -77,7 +79,9 @@ class PtyApp:
         return "\n".join(self.screen.display)
 
     def wait_for(self, predicate, timeout: float = 20.0) -> str:
-        deadline = time.monotonic() + timeout
+        """Read until ``predicate(screen text)``, for ``timeout`` seconds
+        stretched by the machine's load (tests/support/timing.py)."""
+        deadline = time.monotonic() + scaled(timeout)
         while time.monotonic() < deadline:
             self.pump(0.1)
             text = self.text()
@@ -96,7 +100,8 @@ class PtyApp:
             self.pump(0.01)
 
     def wait_exit(self, timeout: float = 10.0) -> int | None:
-        deadline = time.monotonic() + timeout
+        """The exit code within ``timeout`` seconds (load-scaled), or None."""
+        deadline = time.monotonic() + scaled(timeout)
         while time.monotonic() < deadline:
             self.pump(0.05)
             code = self.proc.poll()
