@@ -15,13 +15,14 @@ from paicli_tui.llm.offline.scripted import Reply, Script, ScriptedTransport
 from paicli_tui.session.live import Session
 from paicli_tui.policy.approval import AutoApprover
 from paicli_tui.present.event_lines import describe
+from tests.support.timing import scaled
 
 BASE_URL = "http://scripted.invalid/v1"
 
 
 def _cancel_when_streaming(session: Session, seen: list[ev.Event]) -> threading.Thread:
     def watch() -> None:
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + scaled(10)
         while time.monotonic() < deadline and not any(isinstance(e, ev.ModelDelta) for e in seen):
             time.sleep(0.01)
         session.cancel()
@@ -42,8 +43,8 @@ def _run_cancelled(tmp_path, start) -> tuple[list[ev.Event], object, str]:
     session.bus.subscribe(TextPrinter(out, err))
     try:
         watcher = _cancel_when_streaming(session, seen)
-        outcome = start(session).result(timeout=20)
-        watcher.join(timeout=5)
+        outcome = start(session).result(timeout=scaled(20))
+        watcher.join(timeout=scaled(5))
     finally:
         session.close()
     return seen, outcome, out.getvalue() + err.getvalue()

@@ -12,7 +12,6 @@ import pytest
 from tests.support.cli import paicli_env
 from tests.support.mcp_config import stdio_table
 from tests.support.pty_app import PtyApp
-from tests.support.timing import scaled
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(150)]
 
@@ -27,13 +26,13 @@ def test_a_slow_mcp_server_shows_its_name_and_a_running_clock_while_it_starts(wo
         "[mcp]\nstartup_timeout = 120\n\n" + stdio_table("slow", "--hang"), encoding="utf-8")
     app = PtyApp(["--demo"], cwd=workspace, env=paicli_env(paicli_home))
     try:
-        screen = app.wait_for(lambda s: seconds_shown(s) is not None, timeout=scaled(60))
+        screen = app.wait_for(lambda s: seconds_shown(s) is not None, timeout=60)
         first = seconds_shown(screen)
-        screen = app.wait_for(lambda s: (seconds_shown(s) or -1) >= first + 2, timeout=scaled(30))
+        screen = app.wait_for(lambda s: (seconds_shown(s) or -1) >= first + 2, timeout=30)
         assert "/mcp shows each" in screen
         app.send(b"\x03")
-        app.wait_for(lambda s: "again to quit" in s, timeout=scaled(20))
+        app.wait_for(lambda s: "again to quit" in s, timeout=20)
         app.send(b"\x03")
-        assert app.wait_exit(scaled(20)) == 0  # a server still starting does not hold up the quit
+        assert app.wait_exit(20) == 0  # a server still starting does not hold up the quit
     finally:
         app.close()

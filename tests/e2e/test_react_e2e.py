@@ -13,6 +13,7 @@ import pytest
 from paicli_tui.llm.offline.scripted import Reply, Script
 from tests.support.cli import events, ledger_lines, paicli_env, run_paicli, start_paicli
 from tests.support.server import LoopbackServer
+from tests.support.timing import scaled
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(60)]
 
@@ -84,7 +85,7 @@ def test_command_past_its_timeout_is_killed_with_children(workspace, paicli_home
     (result,) = _tool_messages(script.requests[1])
     assert "timed out" in result.lower() or "timeout" in result.lower()
     child = int(pid_file.read_text().strip())
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + scaled(5)
     while time.monotonic() < deadline and os.path.exists(f"/proc/{child}"):
         time.sleep(0.05)
     assert not os.path.exists(f"/proc/{child}"), "the command's child outlived the kill"
@@ -104,12 +105,12 @@ def test_sigint_exits_130_and_leaves_a_readable_ledger(workspace, paicli_home, s
             )
         finally:
             signal.signal(signal.SIGINT, previous)
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + scaled(15)
         while not script.requests and time.monotonic() < deadline:
             time.sleep(0.05)
         time.sleep(0.3)
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=20)
+        out, err = proc.communicate(timeout=scaled(20))
     assert proc.returncode == 130, err
     lines = ledger_lines(paicli_home)
     assert lines and lines[0]["event"] == "session_started"

@@ -8,6 +8,8 @@ import signal
 import time
 from pathlib import Path
 
+from tests.support.timing import scaled
+
 
 def alive(pid: int) -> bool:
     """True for a running process; a zombie waiting for its reaper is dead."""
@@ -34,7 +36,7 @@ def group_members(pgid: int) -> list[int]:
 
 
 def gone_within(pids: list[int], seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
+    deadline = time.monotonic() + scaled(seconds)
     while time.monotonic() < deadline:
         if not any(alive(pid) for pid in pids):
             return True
@@ -44,7 +46,7 @@ def gone_within(pids: list[int], seconds: float) -> bool:
 
 def read_pids(path: Path, count: int, seconds: float) -> list[int]:
     """The pids a command wrote to ``path`` (one per line), once it has ``count``."""
-    deadline = time.monotonic() + seconds
+    deadline = time.monotonic() + scaled(seconds)
     while time.monotonic() < deadline:
         try:
             pids = [int(word) for word in path.read_text().split()]
@@ -71,7 +73,7 @@ def kill_quietly(pids: list[int], groups: list[int] = ()) -> None:
 
 def wait_for_ledger_event(home: Path, name: str, seconds: float = 20) -> None:
     """Until the program under ``home`` has recorded an event called ``name``."""
-    deadline = time.monotonic() + seconds
+    deadline = time.monotonic() + scaled(seconds)
     while time.monotonic() < deadline:
         for path in (home / "history" / "raw").glob("*.jsonl"):
             if f'"event": "{name}"' in path.read_text(encoding="utf-8"):

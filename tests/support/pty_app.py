@@ -19,9 +19,16 @@ from pathlib import Path
 
 import pyte
 
+from tests.support.timing import scaled
+
 
 class PtyApp:
-    def __init__(self, args: list[str], *, cwd: Path, env: dict[str, str], columns: int = 120, lines: int = 36) -> None:
+    """``resizable`` leaves COLUMNS and LINES out of the app's environment:
+    they would pin its size (Textual asks ``shutil.get_terminal_size``,
+    which reads them before the terminal), so a resize would never reach it."""
+
+    def __init__(self, args: list[str], *, cwd: Path, env: dict[str, str], columns: int = 120, lines: int = 36,
+                 resizable: bool = False) -> None:
         self.screen = pyte.Screen(columns, lines)
         self.stream = pyte.ByteStream(self.screen)
         master, slave = os.openpty()
@@ -30,13 +37,26 @@ class PtyApp:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "paicli_tui", *args],
             cwd=cwd,
-            env={**env, "TERM": "xterm-256color", "COLUMNS": str(columns), "LINES": str(lines)},
+            env=self._environment(env, columns, lines, resizable),
             stdin=slave,
             stdout=slave,
             stderr=slave,
             start_new_session=True,
         )
         os.close(slave)
+
+    @staticmethod
+    def _environment(env: dict[str, str], columns: int, lines: int, resizable: bool) -> dict[str, str]:
+        if resizable:
+            return {**{k: v for k, v in env.items() if k not in ("COLUMNS", "LINES")}, "TERM": "xterm-256color"}
+        return {**env, "TERM": "xterm-256color", "COLUMNS": str(columns), "LINES": str(lines)}
+
+    def resize(self, columns: int, lines: int) -> None:
+        """What a terminal window does when dragged: the new size on the
+        pty, SIGWINCH to the app, and the emulated screen at that size."""
+        fcntl.ioctl(self.master, termios.TIOCSWINSZ, struct.pack("HHHH", lines, columns, 0, 0))
+        self.screen.resize(lines, columns)
+        os.killpg(self.proc.pid, signal.SIGWINCH)
 
     def pump(self, seconds: float = 0.1) -> None:
         deadline = time.monotonic() + seconds
@@ -59,7 +79,9 @@ class PtyApp:
         return "\n".join(self.screen.display)
 
     def wait_for(self, predicate, timeout: float = 20.0) -> str:
-        deadline = time.monotonic() + timeout
+        """Read until ``predicate(screen text)``, for ``timeout`` seconds
+        stretched by the machine's load (tests/support/timing.py)."""
+        deadline = time.monotonic() + scaled(timeout)
         while time.monotonic() < deadline:
             self.pump(0.1)
             text = self.text()
@@ -78,7 +100,8 @@ class PtyApp:
             self.pump(0.01)
 
     def wait_exit(self, timeout: float = 10.0) -> int | None:
-        deadline = time.monotonic() + timeout
+        """The exit code within ``timeout`` seconds (load-scaled), or None."""
+        deadline = time.monotonic() + scaled(timeout)
         while time.monotonic() < deadline:
             self.pump(0.05)
             code = self.proc.poll()

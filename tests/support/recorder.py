@@ -15,6 +15,8 @@ from paicli_tui.records.ledger import read_ledger
 from paicli_tui.llm.offline.scripted import Reply, Script, ScriptedTransport
 from paicli_tui.policy.approval import AutoApprover
 
+from tests.support.timing import scaled
+
 TIMEOUT_S = 20
 
 
@@ -58,7 +60,7 @@ def record(tmp_path: Path, kind: str, goal: str, script: Script, **settings) -> 
     session = Session(config, workspace, approver=AutoApprover(), transport=ScriptedTransport(script))
     try:
         start = {"react": session.start_react, "plan": session.start_plan, "team": session.start_team}[kind]
-        start(goal).result(timeout=TIMEOUT_S)
+        start(goal).result(timeout=scaled(TIMEOUT_S))
     finally:
         session.close()
     return session.ledger.path

@@ -37,6 +37,12 @@ def test_list_items_keep_a_hanging_indent_and_numbers():
     assert "1. one" in shown and "2. two" in shown
 
 
+def test_a_finished_fence_with_no_language_is_drawn_not_a_crash():
+    block = parse_blocks("```\nx = 1\n```\n")[0]
+    shown = [line.plain.rstrip() for line in block_lines(block, 20, STYLES, highlighted=True)]
+    assert "x = 1" in shown
+
+
 def test_inline_code_and_bold_carry_their_styles():
     [line, _blank] = lines("a **b** `c` d\n", 40)
     assert line.plain == "a b c d"

@@ -104,7 +104,8 @@ def _fence_lines(token: Token, width: int, styles: BlockStyles, highlighted: boo
     coloured once, not on every frame while it streams)."""
     code = token.content.rstrip("\n")
     if highlighted:
-        language = (token.info or "").split(maxsplit=1)[0] or None
+        words = (token.info or "").split(maxsplit=1)
+        language = words[0] if words else None  # a bare ``` fence names no language
         rows = highlight(code, language=language).split("\n")
     else:
         rows = [Content(row) for row in code.split("\n")]
