@@ -138,4 +138,5 @@ def _resume(args, settings, workspace, state: ResumeState, out, err, shutdown: S
     from paicli_tui.session.port import ResumeRun
 
     session = Session(settings, workspace, approver=_approver(args), session_id=state.session, executor=executor)
+    session.follow_recorded_executor = False  # _where_it_ran decided, flags included
     return run_to_end(session, ResumeRun(state), args, settings, out, err, shutdown)

@@ -69,13 +69,55 @@ class Resuming:
     """Mixed into the live session: ``run_resume`` is the engine job."""
 
     _resumed_ledger = None
+    #: `paicli resume` chose the executor itself (its flags may override the record).
+    follow_recorded_executor = True
 
     def run_resume(self, state: "ResumeState", edited: Plan | None = None, edit: bool = False) -> RunOutcome:
+        # The run goes on where it ran (as `paicli resume` does); the
+        # session's own executor is back for the next run.
+        self._write_to(state)
+        recorded = self._recorded_executor(state) if self.follow_recorded_executor else None
+        if recorded is None:
+            return self._run_resume(state, edited, edit)
+        own, self.executor = self.executor, recorded
+        try:
+            return self._run_resume(state, edited, edit)
+        finally:
+            self.executor = own
+            recorded.close()
+
+    def _recorded_executor(self, state: "ResumeState"):
+        """An executor for where the run was going on, when that is not
+        where this session runs tasks; None to use the session's. A cluster
+        that cannot be reached is one note, and the run goes on here."""
+        from paicli_tui.executors import ExecutorUnavailable, LocalExecutor, open_executor, recorded_choice
+
+        if not state.executor:
+            return None
+        kind, address = recorded_choice(state.executor)
+        here = self.executor.where
+        if kind == "local":
+            return None if here == "local" else LocalExecutor()
+        if here.startswith("ray") and (address is None or here == f"ray @ {address}"):
+            return None
+        chosen = self.settings.executor.model_copy(update={"kind": kind, "ray_address": address})
+        try:
+            executor = open_executor(self.settings.model_copy(update={"executor": chosen}))
+        except ExecutorUnavailable as exc:
+            self.bus.publish(AgentNote("session", f"{exc} — the run's tasks ran on {state.executor}; they go on "
+                                                  f"{here} now"))
+            return None
+        if hasattr(executor, "for_session"):
+            from paicli_tui.policy.approval import AutoApprover
+
+            executor.for_session(self.settings, self.session_id, auto_approve=isinstance(self.approver, AutoApprover))
+        return executor
+
+    def _run_resume(self, state: "ResumeState", edited: Plan | None, edit: bool) -> RunOutcome:
         from paicli_tui.tools.trusted_urls import TrustedUrls
 
         kind = state.kind
         s = self.settings
-        self._write_to(state)
         if edit and edited is None and self.plan_reviewer is not None:
             reviewed = self._review_before_resume(state)
             if isinstance(reviewed, RunOutcome):

@@ -43,6 +43,8 @@ def detail(state: ResumeState) -> str:
         lines.append(f"kept (not run again): {', '.join(state.kept)}")
     if state.redone:
         lines.append(f"run again from their base: {', '.join(state.redone)}")
+    if state.executor and state.executor != "local":
+        lines.append(f"its tasks ran on {state.executor}: they go on there")
     if state.turns:
         lines.append(f"spent so far: {state.tokens:,} tokens in {state.turns} model calls")
     return "\n".join(lines)
