@@ -144,6 +144,7 @@ class Resuming:
             {t.id: t.status.value for t in plan.tasks}, state.replans, integration,
             {"turns": state.turns, "tokens": state.tokens, "seconds": round(state.seconds, 3)}, tuple(edited_files),
             kind, state.goal, tuple(state.workers), self.executor.where))
+        self._note_tool_hooks_not_remote()
         trusted = TrustedUrls.from_user_text(state.goal)
         try:
             if kind == "team":

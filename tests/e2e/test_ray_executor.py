@@ -354,6 +354,7 @@ def test_a_ray_run_killed_midway_resumes_on_ray_to_the_same_end(tmp_path, cluste
     for name in ("uninterrupted", "killed"):
         workspace, home = make_git_workspace(tmp_path / name / "ws"), tmp_path / name / "home"
         home.mkdir()
+        (home / "config.toml").write_text('[[hooks.PreToolUse]]\nmatcher = "write_file"\ncommand = "true"\n')
         script = ResumeScript("plan", [], delay=0.2)
         script.plan = task_plan(*steps, kind="FILE_WRITE")  # its tasks write their files
         with LoopbackServer(script) as server:
@@ -393,6 +394,10 @@ def test_a_ray_run_killed_midway_resumes_on_ray_to_the_same_end(tmp_path, cluste
     assert lines[resumed_at]["payload"]["executor"] == f"ray @ {cluster[0]}"
     placed_after = {line["payload"]["task_id"] for line in lines[resumed_at:] if line["event"] == "placed"}
     assert placed_after == {f"task_{i}" for i in range(1, 5)} - set(kept)
+    # The resumed part says again, once, that the cluster's tool calls skip this machine's hooks.
+    hook_notes = [line for line in lines[resumed_at:] if line["event"] == "agent_note"
+                  and "hooks are not run on" in line["payload"]["text"]]
+    assert len(hook_notes) == 1, hook_notes
 
 
 def test_a_turns_cost_limit_stops_a_task_on_ray_where_it_stops_it_here(tmp_path, home_factory, cluster):
