@@ -96,7 +96,7 @@ def test_a_passed_credential_is_still_redacted_from_what_is_printed(workspace, e
 
 
 def test_pass_and_drop_lists_read_from_the_environment(monkeypatch):
-    from paicli_tui.config.settings import load_settings
+    from paicli_tui.config.loading import load_settings
 
     monkeypatch.setenv("PAICLI_COMMAND_ENV_PASS", "GH_TOKEN, NPM_*")
     settings = load_settings()

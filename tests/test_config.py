@@ -7,7 +7,9 @@ import sys
 
 import pytest
 
-from paicli_tui.config.settings import PRESETS, ConfigError, config_file, data_dir, load_settings, remember
+from paicli_tui.config.settings import PRESETS, ConfigError, config_file, data_dir
+
+from paicli_tui.config.loading import load_settings, remember
 
 
 def test_paicli_home_points_config_and_data_at_one_folder(paicli_home):

@@ -338,7 +338,8 @@ def test_user_hooks_run_without_trust_and_an_unknown_workspace_event_is_one_warn
 
 
 def test_an_unknown_event_in_config_toml_is_a_one_line_config_error(tmp_path):
-    from paicli_tui.config.settings import ConfigError, load_settings
+    from paicli_tui.config.settings import ConfigError
+    from paicli_tui.config.loading import load_settings
 
     path = tmp_path / "config.toml"
     path.write_text('[[hooks.PreToolCall]]\ncommand = "true"\n')

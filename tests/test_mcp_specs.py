@@ -7,7 +7,9 @@ import json
 
 import pytest
 
-from paicli_tui.config.settings import ConfigError, Settings, load_settings
+from paicli_tui.config.settings import ConfigError, Settings
+
+from paicli_tui.config.loading import load_settings
 from paicli_tui.config.mcp_settings import McpSettings
 from paicli_tui.mcp.specs import load_mcp_config
 from paicli_tui.mcp.trust import is_trusted, trust

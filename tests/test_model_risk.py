@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from paicli_tui.config.settings import load_settings
+from paicli_tui.config.loading import load_settings
 from paicli_tui.llm.client import ChatClient
 from paicli_tui.llm.offline.scripted import Reply, Script, ScriptedTransport
 from paicli_tui.llm.types import ToolCall

@@ -12,7 +12,8 @@ import pytest
 
 from paicli_tui.agent.registry import ToolRegistry
 from paicli_tui.config.permission_rules import parse_permission_rule
-from paicli_tui.config.settings import ConfigError, Permissions, Settings, load_settings
+from paicli_tui.config.settings import ConfigError, Permissions, Settings
+from paicli_tui.config.loading import load_settings
 from paicli_tui.llm.types import ToolCall
 from paicli_tui.policy.approval import ApprovalAnswer, AutoApprover, Decision
 from paicli_tui.tools.base import ToolContext

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from paicli_tui.config.settings import ConfigError, Price, load_settings
+from paicli_tui.config.settings import ConfigError, Price
+
+from paicli_tui.config.loading import load_settings
 from paicli_tui.events import ModelResponse
 from paicli_tui.llm.offline.scripted import Reply, Script
 from paicli_tui.llm.types import Usage

@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 from paicli_tui.config import secret_store
-from paicli_tui.config.settings import ConfigError, Settings, load_settings
+from paicli_tui.config.settings import ConfigError, Settings
+from paicli_tui.config.loading import load_settings
 from paicli_tui.records.prices import cost_limit_refusal
 
 #: argparse attribute → Settings field, for flags that override settings.

@@ -12,7 +12,8 @@ import json
 import sys
 
 from paicli_tui.commands.common import fail
-from paicli_tui.config.settings import ConfigError, load_settings
+from paicli_tui.config.settings import ConfigError
+from paicli_tui.config.loading import load_settings
 from pathlib import Path
 
 from paicli_tui.records.report import session_reports, session_workspace

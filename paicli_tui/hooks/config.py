@@ -17,7 +17,8 @@ from typing import Literal
 from pydantic import ValidationError
 
 from paicli_tui.config.hooks_settings import HOOK_EVENTS, HookEntry, HooksSettings
-from paicli_tui.config.settings import ConfigError, Settings, read_toml
+from paicli_tui.config.settings import ConfigError, Settings
+from paicli_tui.config.loading import read_toml
 
 HookSource = Literal["user", "workspace"]
 #: Bytes of a named script hashed at most (a hook naming a huge file).

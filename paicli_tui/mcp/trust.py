@@ -17,7 +17,9 @@ from paicli_tui.config.atomic_file import write_atomically
 import json
 from pathlib import Path
 
-from paicli_tui.config.settings import ConfigError, config_dir, read_toml
+from paicli_tui.config.settings import ConfigError, config_dir
+
+from paicli_tui.config.loading import read_toml
 
 HEADER = "# Written by paicli: workspace .mcp.json files you agreed to start (/mcp). Delete a block to be asked again.\n"
 

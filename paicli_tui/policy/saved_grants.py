@@ -15,7 +15,8 @@ import json
 from pathlib import Path
 
 from paicli_tui.config.atomic_file import write_atomically
-from paicli_tui.config.settings import ConfigError, config_dir, read_toml
+from paicli_tui.config.settings import ConfigError, config_dir
+from paicli_tui.config.loading import read_toml
 from paicli_tui.policy.grants import parse_rule
 
 HEADER = "# Written by paicli: grants kept per workspace (/permissions). Edit or delete freely.\n"

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Sequence
 from textual.app import App
 from textual.binding import Binding
 
-from paicli_tui.config.settings import remember
+from paicli_tui.config.loading import remember
 from paicli_tui.session.shutdown import exit_code_for, signal_name
 from paicli_tui.session.starting import StartingSession
 from paicli_tui.policy.approval import ApprovalAnswer, Decision

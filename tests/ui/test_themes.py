@@ -6,7 +6,9 @@ from pathlib import Path
 
 from textual.command import CommandList
 
-from paicli_tui.config.settings import config_file, load_settings
+from paicli_tui.config.settings import config_file
+
+from paicli_tui.config.loading import load_settings
 from paicli_tui.config.resources import user_dir
 from paicli_tui.ui.themes import load_themes, read_theme_file
 from tests.ui.conftest import RecordingApp, settle, submit, transcript_text
