@@ -96,3 +96,40 @@ def test_the_planner_prompts_ask_for_the_narrowest_check():
     for name in ("planner.md", "team-planner.md"):
         text = (packaged_dir("prompts") / "modes" / name).read_text()
         assert "narrowest test command" in text and '"check": "..."' in text
+
+
+# What a 135M local model wrote as checks (bench/local_models.py): each one
+# failed when run, and the step was retried until it failed for good.
+NOT_COMMANDS = ["[", "...", "[]}]} } 3 more, but that's a good end of the plan.", "*", "echo 'unclosed"]
+COMMANDS = ["python -m pytest -q tests/test_util.py", 'python -c "import pkg"', "[ -f CHANGELOG.md ]",
+            "FOO=1 make test", "./run.sh", "! grep -q greet pkg/app.py", "cd pkg && python -m pytest",
+            "$PYTHON -m pytest", "test -f x"]
+
+
+@pytest.mark.parametrize("check", NOT_COMMANDS)
+def test_a_check_that_is_not_a_command_line_is_dropped_with_a_warning(check):
+    plan = parse_plan(json.dumps({"steps": [{"id": "s", "description": "write it", "check": check}]}), "step")
+    task = plan.tasks[0]
+    assert task.check == "" and "check" not in task.to_dict()
+    assert task.check_warning.startswith("check dropped: `")
+
+
+@pytest.mark.parametrize("check", COMMANDS)
+def test_a_check_that_reads_as_a_command_line_is_kept_as_written(check):
+    task = parse_plan(json.dumps({"tasks": [{"id": "t", "description": "d", "check": check}]})).tasks[0]
+    assert (task.check, task.check_warning) == (check, "")
+
+
+def test_plan_check_and_the_line_review_say_which_check_was_dropped(tmp_path):
+    from paicli_tui.plan.review import full_plan
+
+    data = {"tasks": [{"id": "w", "description": "write", "check": "..."}, {"id": "r", "description": "read"}]}
+    assert "Warning: task_1: check dropped: `...` does not start with a program" in full_plan(
+        parse_plan(json.dumps(data)))
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(data))
+    result = subprocess.run([sys.executable, "-m", "paicli_tui", "plan", "check", str(path)], capture_output=True,
+                            timeout=60, env={**os.environ, "PYTHONPATH": os.getcwd()})
+    assert result.returncode == 0, result.stderr
+    assert 'warning: task 1 (id "w"): check dropped: `...`' in result.stderr.decode()
+    assert "check" not in json.loads(result.stdout)["tasks"][0]

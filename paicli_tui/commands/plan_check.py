@@ -54,9 +54,11 @@ def main(args: argparse.Namespace) -> int:
         return 1
     plan = plan_from_dict(data, prefix)
     for index, task in enumerate(plan.tasks):
+        where = f"{noun_of(prefix)} {index + 1} (id {json.dumps(task.original_id, ensure_ascii=False)})"
         if task.type_warning:
-            where = f"{noun_of(prefix)} {index + 1} (id {json.dumps(task.original_id, ensure_ascii=False)})"
             print(f"paicli: {name}: warning: {where}: type: {task.type_warning}", file=sys.stderr)
+        if task.check_warning:
+            print(f"paicli: {name}: warning: {where}: {task.check_warning}", file=sys.stderr)
     report = {
         "summary": plan.summary,
         "tasks": [task.to_dict() for task in plan.tasks],

@@ -72,6 +72,8 @@ class Task:
     #: A shell command that proves the task done (exit 0), run in the
     #: task's tree after its agent reports completion; "" for none.
     check: str = ""
+    #: Why the planner's check was dropped (it was not a command line).
+    check_warning: str = ""
 
     def to_dict(self) -> dict:
         data = {

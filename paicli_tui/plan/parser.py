@@ -14,6 +14,7 @@ from typing import Any
 
 from jsonschema import ValidationError
 
+from paicli_tui.plan.check_line import unrunnable_check
 from paicli_tui.plan.cycles import find_cycles
 from paicli_tui.plan.hints import near_match_hint
 from paicli_tui.plan.model import Plan, Task, TaskType
@@ -189,6 +190,7 @@ def _check(data: Any, prefix: str, renumber: bool = True) -> tuple[list[PlanErro
     if problems:
         return _in_document_order(problems), None
     ids = [f"{prefix}_{index + 1}" for index in range(len(entries))] if renumber else written_ids
+    check_warnings = [unrunnable_check(_check_of(entry)) for entry in entries]
     tasks = [
         Task(
             id=ids[index],
@@ -197,7 +199,8 @@ def _check(data: Any, prefix: str, renumber: bool = True) -> tuple[list[PlanErro
             dependencies=[ids[target] for target in edges[index]],
             original_id=entry["id"],
             type_warning=warnings[index],
-            check=_check_of(entry),
+            check="" if check_warnings[index] else _check_of(entry),
+            check_warning=check_warnings[index],
         )
         for index, entry in enumerate(entries)
     ]

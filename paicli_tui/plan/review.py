@@ -76,7 +76,8 @@ def full_plan(plan: Plan) -> str:
 
 
 def _warnings(plan: Plan) -> list[str]:
-    return [f"Warning: {task.id}: {task.type_warning}" for task in plan.tasks if task.type_warning]
+    return [f"Warning: {task.id}: {warning}" for task in plan.tasks
+            for warning in (task.type_warning, task.check_warning) if warning]
 
 
 class LineReviewer(PlanReviewer):

@@ -97,9 +97,10 @@ def summary_content(state: PlanEditState, goal: str) -> Content:
 
 def _type_warnings(plan: Plan, state: PlanEditState) -> Content:
     lines = [
-        Content.styled(f"\nWarning: {state.ids[index]}: {task.type_warning}", "italic")
+        Content.styled(f"\nWarning: {state.ids[index]}: {warning}", "italic")
         for index, task in enumerate(plan.tasks)
-        if task.type_warning
+        for warning in (task.type_warning, task.check_warning)
+        if warning
     ]
     return Content("").join(lines)
 
