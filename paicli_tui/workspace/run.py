@@ -11,7 +11,7 @@ git finds it as the merge base by itself."""
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
@@ -20,6 +20,7 @@ from paicli_tui.events import (
 )
 from paicli_tui.workspace.diffs import DIFF_LIMIT, FileChange, diff_text, numstat
 from paicli_tui.workspace.git import GitError, require_version
+from paicli_tui.workspace.journal import WriteJournal
 from paicli_tui.workspace.merge import MergeOutcome, merge, resolve
 from paicli_tui.workspace.refs import RefWriter
 from paicli_tui.workspace.shadow import ShadowRepo
@@ -38,6 +39,8 @@ class Attempt:
     slot: str
     #: The tree of ``base``: an attempt whose files still match it changed nothing.
     base_tree: str = ""
+    #: What the attempt's tools wrote in its tree (None: commit walks the whole tree).
+    journal: WriteJournal | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -161,12 +164,13 @@ class IsolatedRun:
             base, base_tree = self.head, self._head_tree()
         path = self.trees.checkout(slot, base)
         self._publish(TaskBase(slot, task_id, number, base))
-        return Attempt(task_id, number, base, path, slot, base_tree)
+        return Attempt(task_id, number, base, path, slot, base_tree, self.trees.journal(slot))
 
     def commit(self, attempt: Attempt) -> str:
         """Keep what the attempt changed as a commit on its own ref."""
         result, tree = self.trees.commit(attempt.path, attempt.base, f"paicli {self.run_id}: {attempt.task_id} "
-                                         f"attempt {attempt.number}", base_tree=attempt.base_tree)
+                                         f"attempt {attempt.number}", base_tree=attempt.base_tree,
+                                         journal=attempt.journal)
         self._trees[result] = tree
         # The receipt (the attempt's ref, its counts, the event) is written
         # beside the merge that usually follows, not before it: two git calls
