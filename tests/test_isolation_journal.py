@@ -163,3 +163,15 @@ def test_a_read_only_task_commits_its_base(workspace, run):
     call(view, "list_dir", path=".")
     assert attempt.journal.known and attempt.journal.paths() == []
     assert run.commit(attempt) == attempt.base
+
+
+def test_a_write_from_a_turn_that_outlived_its_attempt_makes_the_next_attempt_walk(workspace, run):
+    first = run.attempt("task_1", "worker-1")
+    stale = tools(workspace, first)
+    second = run.attempt("task_1", "worker-1")
+    tools(workspace, second)
+    assert second.journal.known
+    call(stale, "write_file", path="late.txt", content="written after its attempt ended\n")
+    assert not second.journal.known and first.journal.known
+    third = run.attempt("task_1", "worker-1")
+    assert not (third.path / "late.txt").exists()

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 #: Past this many written files, one walk of the tree is cheaper than naming them.
 MAX_PATHS = 400
@@ -34,6 +34,7 @@ class WriteJournal:
         self._known = False
         self._paths: set[str] = set()
         self._lock = threading.Lock()
+        self._late: Callable[[], None] | None = None
 
     @classmethod
     def unknown(cls, root: Path) -> "WriteJournal":
@@ -55,8 +56,20 @@ class WriteJournal:
         with self._lock:
             return sorted(self._paths)
 
+    def retire(self, late: Callable[[], None]) -> None:
+        """The tree moved on to another attempt: a call still reporting here
+        (a turn that outlived its task) wrote into that attempt's tree, so
+        ``late`` is told instead."""
+        with self._lock:
+            self._late = late
+
     def anything(self) -> None:
         """Something that may write any file ran in the tree."""
+        with self._lock:
+            late = self._late
+        if late is not None:
+            late()
+            return
         with self._lock:
             self._known = False
             self._spoiled = True
@@ -64,6 +77,11 @@ class WriteJournal:
 
     def wrote(self, paths: Iterable[str]) -> None:
         """A file tool is about to write ``paths`` (relative to the tree, or absolute)."""
+        with self._lock:
+            late = self._late
+        if late is not None:
+            late()
+            return
         for path in paths:
             relative = self._inside(path)
             if relative is None:

@@ -171,6 +171,7 @@ class TaskTrees:
         what its index records, which ``checkout -f`` undoes: no walk of
         the whole tree to clean it."""
         journal, lease.journal = lease.journal, WriteJournal.unknown(lease.path)
+        journal.retire(lambda: lease.journal.anything())
         if (lease.path / ".git").is_file():
             tree = Git(cwd=lease.path)
             try:
