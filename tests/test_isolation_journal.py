@@ -108,8 +108,15 @@ def test_a_write_through_a_symbolic_link_or_into_git_makes_the_journal_unknown(w
     assert attempt.journal.known and attempt.journal.paths() == ["src/calc.py"]
     attempt.journal.wrote(["alias/calc.py"])
     assert not attempt.journal.known
+    again = run.attempt("task_1", "worker-1")
+    tools(workspace, again)
+    other_name = again.path.parent / "another-name"
+    other_name.symlink_to(again.path)
+    again.journal.wrote([str(other_name / "src" / "calc.py")])  # the tree itself, by another name
+    assert not again.journal.known
+    other_name.unlink()
     second = run.attempt("task_1", "worker-1")
-    assert not (second.path / "alias").exists()  # the recycle cleaned the whole tree
+    assert not (second.path / "alias").exists()  # the recycles cleaned the whole tree
     tools(workspace, second)
     second.journal.wrote([".git/config"])
     assert not second.journal.known

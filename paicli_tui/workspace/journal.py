@@ -94,12 +94,18 @@ class WriteJournal:
                     self._known, self._spoiled = False, True
                     self._paths.clear()
 
+    def _under(self, full: str) -> bool:
+        root = str(self.root)
+        return full != root and os.path.commonpath([full, root]) == root
+
     def _inside(self, path: str) -> str | None:
         """``path`` relative to the tree; None when it is outside it (not the
         tree's business). A path through a symbolic link, or into ``.git``,
         makes the journal unknown: its file may be elsewhere in the tree."""
         full = os.path.normpath(os.path.join(self.root, path))
-        if os.path.commonpath([full, str(self.root)]) != str(self.root) or full == str(self.root):
+        if not self._under(full):
+            if self._under(os.path.realpath(full)):
+                self.anything()  # the tree reached by another name (a link to it or above it)
             return None
         relative = os.path.relpath(full, self.root)
         if relative.split(os.sep, 1)[0] == ".git" or os.path.islink(full) \
