@@ -98,7 +98,8 @@ def makespan(workspace: Path, delay: float, isolation: TaskIsolation | None, tag
         tools = registry.for_root(attempt.path, attempt.journal) if attempt else registry
         path = f"out/{tag}-{task.id}.txt"
         if command:
-            call = ToolCall(task.id, "execute_command", json.dumps({"command": f"mkdir -p out && echo {task.id} > {path}"}))
+            script = f"mkdir -p out && echo {task.id} > {path}"
+            call = ToolCall(task.id, "execute_command", json.dumps({"command": script}))
         else:
             call = ToolCall(task.id, "write_file", json.dumps({"path": path, "content": f"{task.id}\n"}))
         ctx = ToolContext(worker, cancel, TrustedUrls(), AutoApprover(), approval_mode="auto")
