@@ -8,14 +8,18 @@ warm pool at dispatch (readied while the run began); recycling it to a new
 base; committing a task's change; merging it; the apply at the end.
 
 Makespan: a 6-task diamond (t1 → t2..t5 → t6) through the real PlanExecutor
-at parallelism 4. Each task writes one distinct file and then waits
-``--delay`` seconds (a model call stands in as a fixed wait, the same in
-every arm). Arms, interleaved: isolation off (tasks write into the
-workspace); on, cold (a workspace's first run: an empty pool, trees made in
-the background as the run begins); on, warm (a later run of the same
-workspace, its trees leased from the pool the earlier runs left). The real
-git, the real executor; no model server: what is measured is what isolation
-adds on the critical path.
+at parallelism 4. Each task writes one distinct file with the real
+``write_file`` tool (through the tool registry bound to its tree, as an
+agent's call goes) and then waits ``--delay`` seconds (a model call stands
+in as a fixed wait, the same in every arm). Arms, interleaved: isolation
+off (tasks write into the workspace); on, cold (a workspace's first run: an
+empty pool, trees made in the background as the run begins); on, warm (a
+later run of the same workspace, its trees leased from the pool the earlier
+runs left); on, warm, with each task writing its file with
+``execute_command`` instead (a command may write anything, so its commit and
+its tree's recycle walk the whole tree). The real git, the real executor
+and tools; no model server: what is measured is what isolation adds on the
+critical path.
 
     python bench/isolation.py [--quick] [--files 5000] [--delay 1.0] [--repeat 3]
 
@@ -39,7 +43,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from paicli_tui.agent.registry import ToolRegistry  # noqa: E402
+from paicli_tui.config.settings import Settings  # noqa: E402
+from paicli_tui.llm.types import ToolCall  # noqa: E402
 from paicli_tui.plan.executor import PlanExecutor, TaskOutcome  # noqa: E402
+from paicli_tui.policy.approval import AutoApprover  # noqa: E402
+from paicli_tui.tools.base import ToolContext  # noqa: E402
+from paicli_tui.tools.trusted_urls import TrustedUrls  # noqa: E402
 from paicli_tui.plan.model import Plan, Task  # noqa: E402
 from paicli_tui.workspace import IsolatedRun  # noqa: E402
 from paicli_tui.workspace.apply import apply_run  # noqa: E402
@@ -79,12 +89,22 @@ def diamond() -> Plan:
     return Plan(tasks, goal="bench")
 
 
-def makespan(workspace: Path, delay: float, isolation: TaskIsolation | None, tag: str) -> float:
+def makespan(workspace: Path, delay: float, isolation: TaskIsolation | None, tag: str,
+             command: bool = False) -> float:
+    registry = ToolRegistry(workspace, Settings(provider="custom", base_url="http://bench.invalid/v1", model="m"))
+
     def run_task(task: Task, plan: Plan, worker: str, cancel: threading.Event) -> TaskOutcome:
         attempt = isolation.attempt(task.id, worker) if isolation else None
-        root = attempt.path if attempt else workspace
-        (root / "out").mkdir(exist_ok=True)
-        (root / "out" / f"{tag}-{task.id}.txt").write_text(f"{task.id}\n")
+        tools = registry.for_root(attempt.path, attempt.journal) if attempt else registry
+        path = f"out/{tag}-{task.id}.txt"
+        if command:
+            script = f"mkdir -p out && echo {task.id} > {path}"
+            call = ToolCall(task.id, "execute_command", json.dumps({"command": script}))
+        else:
+            call = ToolCall(task.id, "write_file", json.dumps({"path": path, "content": f"{task.id}\n"}))
+        ctx = ToolContext(worker, cancel, TrustedUrls(), AutoApprover(), approval_mode="auto")
+        result = tools.execute(call, ctx)
+        assert result.ok, result.content
         time.sleep(delay)
         if isolation and attempt:
             settled = isolation.settle(attempt, task.description, cancel)
@@ -150,10 +170,10 @@ def micro(workspace: Path, home: Path, repeat: int) -> dict:
     return {key: statistics.median(values) for key, values in figures.items()}
 
 
-def isolated(workspace: Path, root: Path, run_id: str, delay: float, tag: str) -> float:
+def isolated(workspace: Path, root: Path, run_id: str, delay: float, tag: str, command: bool = False) -> float:
     run = IsolatedRun.begin_run(workspace, run_id, root, warm=WORKERS)
     try:
-        return makespan(workspace, delay, TaskIsolation(run, HeadlessResolver()), tag)
+        return makespan(workspace, delay, TaskIsolation(run, HeadlessResolver()), tag, command)
     finally:
         run.close()
 
@@ -176,29 +196,34 @@ def main(argv: list[str] | None = None) -> int:
         figures = micro(workspace, home, repeat)
         for key, value in figures.items():
             print(f"  {key:<15} {value * 1000:8.1f} ms")
-        off, cold, warm = [], [], []
+        off, cold, warm, command = [], [], [], []
         pool = home / "session"
         isolated(workspace, pool, "session-first", args.delay, "first")  # the session's first run fills the pool
         for number in range(repeat):
             off.append(makespan(workspace, args.delay, None, f"off{number}"))
             cold.append(isolated(workspace, home / f"cold-{number}", "cold", args.delay, f"cold{number}"))
             warm.append(isolated(workspace, pool, f"warm-{number}", args.delay, f"warm{number}"))
+            command.append(isolated(workspace, pool, f"command-{number}", args.delay, f"command{number}", True))
     result = {
         "files": files, "delay_s": args.delay, "repeat": repeat, "load_1m": round(load[0], 2),
         **{f"{k}_ms": round(v * 1000, 1) for k, v in figures.items()},
         "cold_tree_vs_plain_git": round(figures["cold_tree"] / figures["plain_worktree"], 3),
         "makespan_off_s": round(statistics.median(off), 3), "makespan_cold_s": round(statistics.median(cold), 3),
         "makespan_warm_s": round(statistics.median(warm), 3),
+        "makespan_warm_command_s": round(statistics.median(command), 3),
     }
     result["ratio_cold"] = round(result["makespan_cold_s"] / result["makespan_off_s"], 3)
     result["ratio_warm"] = round(result["makespan_warm_s"] / result["makespan_off_s"], 3)
+    result["ratio_warm_command"] = round(result["makespan_warm_command_s"] / result["makespan_off_s"], 3)
     print(f"cold task tree {figures['cold_tree'] * 1000:.0f} ms vs plain git worktree add + checkout "
           f"{figures['plain_worktree'] * 1000:.0f} ms (x{result['cold_tree_vs_plain_git']:.2f}); "
           f"from the warm pool {figures['warm_dispatch'] * 1000:.1f} ms at dispatch, "
           f"{figures['recycle'] * 1000:.0f} ms to recycle")
     print(f"makespan of a 6-task diamond at parallelism 4: off {result['makespan_off_s']:.2f} s, "
           f"isolated cold {result['makespan_cold_s']:.2f} s (x{result['ratio_cold']:.2f}), "
-          f"isolated warm {result['makespan_warm_s']:.2f} s (x{result['ratio_warm']:.2f})")
+          f"isolated warm {result['makespan_warm_s']:.2f} s (x{result['ratio_warm']:.2f}), "
+          f"warm with tasks writing by command {result['makespan_warm_command_s']:.2f} s "
+          f"(x{result['ratio_warm_command']:.2f})")
     print(json.dumps(result))
     return 0
 

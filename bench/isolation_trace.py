@@ -41,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--files", type=int, default=5000)
     parser.add_argument("--delay", type=float, default=1.0)
     parser.add_argument("--timeline", action="store_true", help="print every call in order")
+    parser.add_argument("--command", action="store_true", help="tasks write their file with execute_command")
     args = parser.parse_args(argv)
     calls: list[tuple[float, float, str, str]] = []
     git_module.Git.run_bytes = traced(calls)
@@ -51,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         off = bench.makespan(workspace, args.delay, None, "off")
         calls.clear()
         origin = time.perf_counter()
-        warm = bench.isolated(workspace, home / "pool", "warm", args.delay, "warm")
+        warm = bench.isolated(workspace, home / "pool", "warm", args.delay, "warm", args.command)
     load = os.getloadavg()
     print(f"{args.files} files, load {load[0]:.2f}: makespan off {off:.2f} s, isolated warm {warm:.2f} s "
           f"(x{warm / off:.2f}); {len(calls)} git calls")

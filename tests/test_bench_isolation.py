@@ -23,6 +23,6 @@ def test_the_bench_prints_every_figure_the_load_and_the_ratios():
     figures = json.loads(lines[-1])
     assert figures["repeat"] == 1 and figures["load_1m"] >= 0
     for key in ("snapshot_ms", "cold_tree_ms", "plain_worktree_ms", "recycle_ms", "commit_ms", "merge_ms",
-                "cold_tree_vs_plain_git", "ratio_cold", "ratio_warm"):
+                "cold_tree_vs_plain_git", "ratio_cold", "ratio_warm", "ratio_warm_command"):
         assert figures[key] > 0, key
     assert figures["warm_dispatch_ms"] >= 0 and "apply_ms" in figures

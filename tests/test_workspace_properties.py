@@ -51,6 +51,7 @@ def test_a_rejected_attempt_never_reaches_the_integration_ref(schedule, shared_f
             assert git.run("show", f"{run.head}:t{index}.txt") == marker
         merged_files = {p for p in git.run("ls-tree", "--name-only", run.head).splitlines() if p.startswith("t")}
         assert merged_files == {f"t{index}.txt" for index in approved}
+        run.flush_refs()
         reachable = git.run("rev-list", run.integration_ref).split()
         for marker in rejected:
             code, out = git.run_bytes("grep", "-l", marker, *reachable, ok=(0, 1))

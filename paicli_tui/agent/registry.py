@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from paicli_tui.hooks.runner import HookRunner
     from paicli_tui.mcp.manager import McpManager
     from paicli_tui.tools.process import CommandOutcome
+    from paicli_tui.workspace.journal import WriteJournal
 
 
 class ToolRegistry:
@@ -72,6 +73,8 @@ class ToolRegistry:
         #: The session's hooks: PreToolUse may block a call before it is
         #: approved, PostToolUse may add feedback to its result.
         self.hooks: "HookRunner | None" = None
+        #: In a task's tree: told what each call may write (see ``for_root``).
+        self.journal: "WriteJournal | None" = None
 
     def _builtin_tools(self, root: Path, *, task_tree: bool = False) -> list[Tool]:
         env = CommandEnvPolicy.from_settings(self.settings)
@@ -90,12 +93,14 @@ class ToolRegistry:
             tools.append(WebSearch(root, self._search_backend))
         return tools
 
-    def for_root(self, root: Path) -> "ToolRegistry":
+    def for_root(self, root: Path, journal: "WriteJournal | None" = None) -> "ToolRegistry":
         """A view of this registry whose file and command tools work in
         ``root`` (a task's own tree): the same settings, grants, redactor, MCP
         servers and session tools, a gate bound to ``root``, and no
         checkpoints (the tree is disposable; its base commit is its undo) nor
-        ``revert_turn`` (it reverts the person's workspace, not the tree)."""
+        ``revert_turn`` (it reverts the person's workspace, not the tree).
+        ``journal`` learns which files each call may change, so the task's
+        commit need not walk the whole tree when only file tools wrote."""
         view = object.__new__(ToolRegistry)
         view.__dict__.update(self.__dict__)
         view.workspace = root.resolve()
@@ -106,6 +111,9 @@ class ToolRegistry:
         view._validators = {name: self._validators[name] for name in view._tools}
         view._gate = ApprovalGate(view.workspace, self.grants, self._risk_checker, self.redactor)
         view.checkpoints = None
+        view.journal = journal
+        if journal is not None:
+            journal.watch()
         return view
 
     def run_check(self, command: str, cancel, timeout: float | None = None) -> "CommandOutcome":
@@ -114,6 +122,8 @@ class ToolRegistry:
         tool = self._tools.get("execute_command")
         if not isinstance(tool, ExecuteCommand):
             raise ToolError("no command tool to run the check with")
+        if self.journal is not None:
+            self.journal.anything()
         outcome = tool.run_check(command, cancel, timeout)
         return replace(outcome, output=self.redactor.text(outcome.output))
 
@@ -193,6 +203,8 @@ class ToolRegistry:
         """The reason a PreToolUse hook blocks this call, else None."""
         if self.hooks is None or not self.hooks.matching("PreToolUse", tool.name):
             return None
+        if self.journal is not None:
+            self.journal.anything()  # a hook's command may write anything
         verdict = self.hooks.run("PreToolUse", {
             "tool_name": tool.name, "tool_input": args, "call_id": ctx.call_id, "actor": ctx.actor, "task": ctx.task,
             "approval_mode": ctx.approval_mode,
@@ -204,6 +216,8 @@ class ToolRegistry:
         reads; the call already ran."""
         if self.hooks is None or not self.hooks.matching("PostToolUse", tool.name):
             return result
+        if self.journal is not None:
+            self.journal.anything()
         response = {"ok": result.ok, "summary": result.summary, "content": result.content[:16_000]}
         verdict = self.hooks.run("PostToolUse", {
             "tool_name": tool.name, "tool_input": args, "tool_response": response, "call_id": ctx.call_id,
@@ -215,6 +229,8 @@ class ToolRegistry:
 
     def _run(self, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Run ``tool``; a file it is about to change is checkpointed first."""
+        if self.journal is not None:
+            self._note_writes(tool, args)
         recorder = self.checkpoints
         if recorder is None or tool.read_only:
             return tool.run(args, ctx)
@@ -224,6 +240,17 @@ class ToolRegistry:
             return tool.run(args, ctx)
         with recorder.recording(tool.name, paths, ctx):
             return tool.run(args, ctx)
+
+    def _note_writes(self, tool: Tool, args: dict[str, Any]) -> None:
+        """Tell the tree's journal what this call may write: a tool that does
+        not name its files (a command, an MCP tool) may write anything."""
+        assert self.journal is not None
+        if not tool.read_only:
+            paths = tool.changed_paths(args)
+            if paths:
+                self.journal.wrote(paths)
+            else:
+                self.journal.anything()
 
     def _scrubbed(self, result: ToolResult, ctx: ToolContext, call: ToolCall) -> ToolResult:
         result = self.redactor.tool_result(result, ctx, call)

@@ -51,6 +51,8 @@ def take_result(run: "IsolatedRun", tree: "Attempt", data: bytes | None, result:
     and the next turn see them as if the turn had run here."""
     if data is not None:
         unpack(run.repo.git(), data, f"refs/paicli/{run.run_id}/remote/{tree.task_id}/{tree.number}")
+    if tree.journal is not None:
+        tree.journal.anything()  # the turn's files arrive by git, past the file tools
     tree_git = Git(cwd=tree.path)
     tree_git.run("reset", "-q", "--hard", result)
 

@@ -73,7 +73,7 @@ class PlanTaskRunner:
         while True:
             tree = self.isolation.attempt(task.id, worker) if self.isolation is not None else None
             if tree is not None and registry is not None:
-                agent.registry = registry.for_root(tree.path)
+                agent.registry = registry.for_root(tree.path, tree.journal)
             turn = self._turns(task, agent, tree, branch, cancel)
             outcome, failed = self._checked(task, agent, turn, with_turn_context(message), worker, cancel)
             if failed is not None:

@@ -118,7 +118,7 @@ class StepRunner:
             return None
         attempt = self.isolation.attempt(task.id, worker.name)
         if registry is not None:
-            worker.agent.registry = registry.for_root(attempt.path)
+            worker.agent.registry = registry.for_root(attempt.path, attempt.journal)
         run, agent = self.isolation.run, worker.agent
         worker.turns = lambda text, cancel, trusted: run_turn(
             self.executor, TurnJob(task.id, agent, text, trusted, attempt, run), cancel, self.bus)

@@ -53,6 +53,7 @@ def apply_run(run: IsolatedRun, mode: str = "tree", *, recording: Recording | No
               decide: Decide | None = None) -> ApplyReport:
     if mode not in APPLY_MODES:
         raise ValueError(f"unknown apply mode {mode!r}; expected one of: {', '.join(APPLY_MODES)}")
+    run.flush_refs()  # a ref that failed to be written fails the apply here, before any file changes
     final = run.head
     if mode == "branch" and run.repo.person is None:
         mode, note = "none", ("the workspace is not a git repository: the result stays in paicli's shadow repository",)

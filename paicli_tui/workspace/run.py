@@ -11,7 +11,7 @@ git finds it as the merge base by itself."""
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
@@ -20,9 +20,11 @@ from paicli_tui.events import (
 )
 from paicli_tui.workspace.diffs import DIFF_LIMIT, FileChange, diff_text, numstat
 from paicli_tui.workspace.git import GitError, require_version
+from paicli_tui.workspace.journal import WriteJournal
 from paicli_tui.workspace.merge import MergeOutcome, merge, resolve
+from paicli_tui.workspace.refs import RefWriter
 from paicli_tui.workspace.shadow import ShadowRepo
-from paicli_tui.workspace.snapshot import snapshot
+from paicli_tui.workspace.snapshot import snapshot_with_tree
 from paicli_tui.workspace.trees import TaskTrees, sweep, sweep_pool
 
 
@@ -37,6 +39,8 @@ class Attempt:
     slot: str
     #: The tree of ``base``: an attempt whose files still match it changed nothing.
     base_tree: str = ""
+    #: What the attempt's tools wrote in its tree (None: commit walks the whole tree).
+    journal: WriteJournal | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -70,7 +74,7 @@ class _Receipt(threading.Thread):
 
 class IsolatedRun:
     def __init__(self, repo: ShadowRepo, run_id: str, start: str, trees: TaskTrees,
-                 bus: EventBus | None = None, swept: int = 0) -> None:
+                 bus: EventBus | None = None, swept: int = 0, start_tree: str = "") -> None:
         self.repo = repo
         self.run_id = run_id
         self.start = start
@@ -86,10 +90,12 @@ class IsolatedRun:
         self._count_lock = threading.Lock()
         #: The integration head and its tree, kept here (only this run moves
         #: the ref) so an attempt or a merge needs no git call to read them.
-        self._head = (start, "")
+        self._head = (start, start_tree)
         #: Each committed attempt's tree, so a merge into its own base needs no merge at all.
         self._trees: dict[str, str] = {}
         self._receipts: dict[tuple[str, int], _Receipt] = {}
+        #: Every ref of the run is written off the tasks' path (``flush_refs`` before reading one).
+        self.refs = RefWriter(repo)
 
     @classmethod
     def begin_run(cls, workspace: Path, run_id: str, root: Path, *, bus: EventBus | None = None,
@@ -104,10 +110,10 @@ class IsolatedRun:
         removed = sweep(repo, root / "trees") + sweep_pool(repo, root / "pool")
         if removed and bus is not None:
             bus.publish(IsolationSwept("isolation", len(removed)))
-        start = snapshot(repo, message=f"paicli {run_id}: start state")
-        repo.update_ref(f"refs/paicli/{run_id}/start", start)
-        repo.update_ref(f"refs/paicli/{run_id}/integration", start)
-        run = cls(repo, run_id, start, trees or TaskTrees(repo, root / "pool"), bus, len(removed))
+        start, start_tree = snapshot_with_tree(repo, message=f"paicli {run_id}: start state")
+        run = cls(repo, run_id, start, trees or TaskTrees(repo, root / "pool"), bus, len(removed), start_tree)
+        run.refs.write(f"refs/paicli/{run_id}/start", start)
+        run.refs.write(run.integration_ref, start)
         if warm:
             run.trees.warm(warm, start)
         run._publish(WorkspaceSnapshot("isolation", run_id, start, repo.person_head() or "", repo.kind))
@@ -158,12 +164,13 @@ class IsolatedRun:
             base, base_tree = self.head, self._head_tree()
         path = self.trees.checkout(slot, base)
         self._publish(TaskBase(slot, task_id, number, base))
-        return Attempt(task_id, number, base, path, slot, base_tree)
+        return Attempt(task_id, number, base, path, slot, base_tree, self.trees.journal(slot))
 
     def commit(self, attempt: Attempt) -> str:
         """Keep what the attempt changed as a commit on its own ref."""
         result, tree = self.trees.commit(attempt.path, attempt.base, f"paicli {self.run_id}: {attempt.task_id} "
-                                         f"attempt {attempt.number}", base_tree=attempt.base_tree)
+                                         f"attempt {attempt.number}", base_tree=attempt.base_tree,
+                                         journal=attempt.journal)
         self._trees[result] = tree
         # The receipt (the attempt's ref, its counts, the event) is written
         # beside the merge that usually follows, not before it: two git calls
@@ -176,7 +183,7 @@ class IsolatedRun:
         return result
 
     def _receipt(self, attempt: Attempt, result: str) -> None:
-        self.repo.update_ref(f"refs/paicli/{self.run_id}/task/{attempt.task_id}/{attempt.number}", result)
+        self.refs.write(f"refs/paicli/{self.run_id}/task/{attempt.task_id}/{attempt.number}", result)
         changes = self.changes(attempt.base, result)
         self._publish(TaskCommitted(attempt.slot, attempt.task_id, attempt.number, attempt.base, result, len(changes),
                                     sum(max(c.added, 0) for c in changes), sum(max(c.removed, 0) for c in changes)))
@@ -243,7 +250,7 @@ class IsolatedRun:
         merge_commit = self.repo.git().run(
             "commit-tree", tree, "-p", into, "-p", result, "-m", f"paicli {self.run_id}: merge {attempt.task_id}")
         self._wait_receipt(attempt)
-        self.repo.update_ref(self.integration_ref, merge_commit, into)
+        self.refs.write(self.integration_ref, merge_commit, into)
         self._head = (merge_commit, tree)
         self.merges.append((attempt.task_id, merge_commit))
         self._publish(TaskMerged(attempt.slot, attempt.task_id, attempt.number, into, result, merge_commit, resolved))
@@ -251,12 +258,17 @@ class IsolatedRun:
 
     # --- the end ----------------------------------------------------------------------
 
+    def flush_refs(self) -> None:
+        """Until the run's refs name what it has done so far (raises GitError when one could not be written)."""
+        self.refs.flush()
+
     def close(self) -> None:
         """Give the run's task trees back to the pool (the refs stay for the report)."""
         with self._count_lock:
             receipts, self._receipts = list(self._receipts.values()), {}
         for receipt in receipts:
             receipt.wait(raise_error=False)
+        self.refs.flush(raise_error=False)
         self.trees.close()
 
     def _publish(self, event) -> None:

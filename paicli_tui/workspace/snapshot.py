@@ -23,12 +23,18 @@ def snapshot(repo: ShadowRepo, *, parent: str | None = None, message: str = "pai
     """Commit the workspace's current state in the shadow repository. Its
     parent is ``parent``, else the person's HEAD (none for an unborn HEAD or a
     workspace without git)."""
+    return snapshot_with_tree(repo, parent=parent, message=message)[0]
+
+
+def snapshot_with_tree(repo: ShadowRepo, *, parent: str | None = None,
+                       message: str = "paicli: workspace state") -> tuple[str, str]:
+    """``snapshot`` and its tree (the first task's base tree, without a git call to read it)."""
     index = repo.git_dir / f"index-{uuid.uuid4().hex}"
     with repo.lock:
         tree = _write_tree(repo, index)
     parent = parent if parent is not None else repo.person_head()
     args = ["commit-tree", tree, "-m", message] + (["-p", parent] if parent else [])
-    return repo.git().run(*args)
+    return repo.git().run(*args), tree
 
 
 def _write_tree(repo: ShadowRepo, index: Path) -> str:

@@ -24,6 +24,7 @@ import threading
 from pathlib import Path
 
 from paicli_tui.workspace.git import Git, GitError
+from paicli_tui.workspace.journal import WriteJournal
 from paicli_tui.workspace.shadow import ShadowRepo
 
 OWNER_FILE = "owner.json"
@@ -51,6 +52,8 @@ class _Lease:
         self.handle = handle
         #: The commit the tree holds clean (nothing run in it since), or "".
         self.ready = ""
+        #: What changed the tree since its last recycle (unknown: a tree from the pool).
+        self.journal = WriteJournal.unknown(path)
 
     def release(self) -> None:
         os.close(self.handle)
@@ -95,6 +98,11 @@ class TaskTrees:
             if was_ready != commit:
                 self._recycle(lease, commit, clean=not was_ready)
             return lease.path
+
+    def journal(self, slot: str) -> WriteJournal:
+        """What the slot's current task wrote since its tree was checked out."""
+        with self._lock:
+            return self._leases[slot].journal
 
     def is_ready(self, slot: str) -> bool:
         """Whether the slot's tree is readied and waits, unused, for a task."""
@@ -158,16 +166,26 @@ class TaskTrees:
             return lease
 
     def _recycle(self, lease: _Lease, commit: str, *, clean: bool) -> None:
+        """Move the tree to ``commit``. When only the file tools wrote in it,
+        removing their files leaves it holding its last checkout plus
+        what its index records, which ``checkout -f`` undoes: no walk of
+        the whole tree to clean it."""
+        journal, lease.journal = lease.journal, WriteJournal.unknown(lease.path)
+        journal.retire(lambda: lease.journal.anything())
         if (lease.path / ".git").is_file():
             tree = Git(cwd=lease.path)
             try:
+                if clean and journal.known and journal.remove_written():
+                    clean = False
                 tree.run("checkout", "-q", "-f", "--detach", commit)
                 if clean:
                     tree.run("clean", "-q", "-ffdx")
+                lease.journal = WriteJournal(lease.path)
                 return
-            except GitError:
+            except (GitError, OSError):
                 pass  # a tree broken by a crash or by hand: made again below
         self._create(lease.path, commit)
+        lease.journal = WriteJournal(lease.path)
 
     def _create(self, path: Path, commit: str) -> None:
         if path.exists():
@@ -176,13 +194,24 @@ class TaskTrees:
             self.repo.git().run("worktree", "prune")
             self.repo.git().run("worktree", "add", "-q", "--detach", str(path), commit)
 
-    def commit(self, path: Path, base: str, message: str, *, base_tree: str = "") -> tuple[str, str]:
+    def commit(self, path: Path, base: str, message: str, *, base_tree: str = "",
+               journal: WriteJournal | None = None) -> tuple[str, str]:
         """A commit of the tree's files as they are now, with ``base`` as its
         only parent, and its tree; ``base`` itself when nothing changed. Built
         from the files whatever the agent did with git inside the tree, so a
-        commit or a checkout of its own cannot change what is merged."""
+        commit or a checkout of its own cannot change what is merged. While
+        ``journal`` knows every file written, only those are staged."""
         tree_git = Git(cwd=path)
-        tree_git.run("add", "-A", ".")
+        if journal is None or not journal.known:
+            tree_git.run("add", "-A", ".")
+        elif journal.paths():
+            try:
+                tree_git.run("add", "-A", "--", *(f":(literal){p}" for p in journal.paths()))
+            except GitError:
+                # An ignored file, or one written and then not there: the walk
+                # stages what is there and leaves ignored files out.
+                journal.anything()
+                tree_git.run("add", "-A", ".")
         tree = tree_git.run("write-tree")
         if tree == (base_tree or self.repo.git().run("rev-parse", f"{base}^{{tree}}")):
             return base, tree
