@@ -55,7 +55,7 @@ async def test_each_task_is_a_fold_holding_its_whole_result_as_markdown(app, ses
         assert folds[0].query_one(Markdown).source == README_RESULT
         assert folds[1].query_one(Markdown).source == LAYOUT_RESULT
         text = transcript_text(app)
-        assert "run COMPLETED: 2 tasks — 2 completed" in text and OPEN_HINT in text
+        assert "run COMPLETED: 2 tasks — 2 completed" in text and OPEN_HINT.format(noun="task") in text
         notes = [str(note.render()) for note in app.main_screen.transcript.query(NoteLine)]
         assert not [note for note in notes if "task_1:" in note]  # no preview line besides the fold
 
@@ -90,6 +90,17 @@ async def test_a_summary_with_no_task_results_stays_one_note(app, session):
         await settle(pilot)
         assert not list(app.main_screen.transcript.query(TaskResultEntry))
         assert "run COMPLETED: 1 task\n✅ task_1: Read" in transcript_text(app)
+
+
+async def test_a_team_runs_hint_says_step(app, session):
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "/team survey")
+        session.bus.publish(ev.TaskStatusChanged("orchestrator", "step_1", "COMPLETED", LAYOUT_RESULT))
+        session.bus.publish(ev.RunFinished("orchestrator", "COMPLETED",
+                                           "Team run COMPLETED: 1 step\n✅ step_1: List the layout — x", {}))
+        session.finish(Outcome("team", True, "COMPLETED"))
+        await settle(pilot)
+        assert OPEN_HINT.format(noun="step") in transcript_text(app)
 
 
 def test_a_summary_line_names_its_task():

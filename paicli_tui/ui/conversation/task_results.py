@@ -17,8 +17,8 @@ from paicli_tui.plan.outcome import outcome_of
 from paicli_tui.plan.summary import task_of_line
 from paicli_tui.ui.conversation.transcript_entries import NoteLine
 
-#: The muted line under the folds: how to read a result.
-OPEN_HINT = "click a task to read its result · e in the transcript unfolds them all"
+#: The muted line under the folds: how to read a result ("step" in a team run).
+OPEN_HINT = "click a {noun} to read its result · e in the transcript unfolds them all"
 
 
 class TaskResultEntry(Collapsible):
@@ -78,8 +78,10 @@ class TaskResults:
             description = self._descriptions.get(task_id) or line.partition(": ")[2].partition(" — ")[0]
             widgets.append(TaskResultEntry(icon, task_id, " ".join(description.split()), ended))
         flush()
-        if any(isinstance(widget, TaskResultEntry) for widget in widgets):
-            widgets.append(NoteLine(OPEN_HINT, "muted"))
+        folds = [widget for widget in widgets if isinstance(widget, TaskResultEntry)]
+        if folds:
+            noun = "step" if all(fold.task_id.startswith("step_") for fold in folds) else "task"
+            widgets.append(NoteLine(OPEN_HINT.format(noun=noun), "muted"))
         self._descriptions.clear()
         self._ended.clear()
         return widgets
