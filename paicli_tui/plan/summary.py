@@ -29,6 +29,7 @@ _ICON = {
     TaskStatus.CONFLICT: "⚡",
 }
 _CANCELLED_ICON = "⏹️"
+_ICONS = frozenset(_ICON.values()) | {_CANCELLED_ICON}
 
 
 def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
@@ -72,6 +73,16 @@ def task_line(task: Task) -> str:
     if group_of(task) == "cancelled":
         return f"{head} — cancelled" + (f" (partial: {preview(task.result)})" if task.result.strip() else "")
     return f"{head} — skipped: {reason}"
+
+
+def task_of_line(line: str) -> tuple[str, str] | None:
+    """The (icon, task id) a summary line of ``task_line`` starts with, or
+    None for the header, a note or an earlier version's line."""
+    icon, _, rest = line.partition(" ")
+    task_id, colon, _ = rest.partition(": ")
+    if icon not in _ICONS or not colon or not task_id or " " in task_id:
+        return None
+    return icon, task_id
 
 
 def summarize(plan: Plan, status: PlanStatus, *, replans: int = 0, note: str = "") -> str:

@@ -13,6 +13,7 @@ import pytest
 from paicli_tui.llm.offline.scripted import Reply, Script
 from tests.support.cli import events, ledger_lines, paicli_env, run_paicli, start_paicli
 from tests.support.server import LoopbackServer
+from tests.support.timing import scaled, wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(90)]
 
@@ -163,12 +164,10 @@ def test_sigint_mid_run_cancels_and_exits_130(workspace, paicli_home):
              "--model", "m", "--workspace", str(workspace), "be slow"],
             home=paicli_home, cwd=workspace,
         )
-        deadline = time.monotonic() + 20
-        while not any(r.agent == "task_1" for r in script.requests) and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: any(r.agent == "task_1" for r in script.requests), "task_1's first request", 20)
         time.sleep(0.3)
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
+        _, err = proc.communicate(timeout=scaled(30))
     assert proc.returncode == 130, err
     lines = ledger_lines(paicli_home)
     assert events(lines, "run_finished")[-1]["payload"]["status"] == "CANCELLED"

@@ -15,6 +15,7 @@ from paicli_tui.ui.run.conflict_screen import ConflictScreen
 from paicli_tui.workspace.merge import OURS, THEIRS
 from paicli_tui.workspace.resolver import APPLY, Conflict
 from tests.support.apply_conflict import MINE, RUNS, apply_outcome, run_with_an_edit_during_it
+from tests.support.timing import scaled
 from tests.ui.run_host import HostApp, screen_text
 
 pytestmark = pytest.mark.timeout(90)
@@ -113,7 +114,7 @@ async def test_the_session_applies_what_the_person_chose_in_the_apps_dialog(tmp_
         assert isinstance(app.screen, ConflictScreen) and app.screen.at_apply
         await pilot.press(key)
         await pilot.pause()
-        worker.join(timeout=20)
+        worker.join(timeout=scaled(20))
     run.close()
     assert (workspace / "src" / "calc.py").read_text() == expected
     assert (workspace / "other.py").exists() and len(reports) == 1

@@ -13,6 +13,7 @@ from paicli_tui.ui.run.conflict_screen import ConflictScreen
 from paicli_tui.workspace import IsolatedRun
 from paicli_tui.workspace.resolver import Conflict
 from tests.support.gitrepo import CALC, make_git_workspace
+from tests.support.timing import scaled
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -93,6 +94,6 @@ async def test_the_app_shows_a_conflict_from_an_engine_thread_and_releases_it(tm
         assert isinstance(app.screen, ConflictScreen)
         await pilot.press("d")
         await pilot.pause()
-        worker.join(timeout=10)
+        worker.join(timeout=scaled(10))
     run.close()
     assert [a.choice for a in answers] == ["drop"]

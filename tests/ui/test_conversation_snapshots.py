@@ -1,5 +1,6 @@
 """How the conversation looks with input queued during a turn, with the
-help open, and with a plan run's full answer, at 120×36 and 80×24.
+help open, with a plan run's tasks folded above its full answer, and with
+one task's result unfolded, at 120×36, 80×24 and 200×50.
 Regenerate with ``--snapshot-update`` after a deliberate change, and look."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from paicli_tui.ui.app import PaicliApp
 from tests.ui.conftest import settle, submit
 from tests.ui.fake_session import FakeSession
 
-SIZES = {"wide": (120, 36), "narrow": (80, 24)}
+SIZES = {"wide": (120, 36), "narrow": (80, 24), "large": (200, 50)}
 
 ANSWER = """## What the project is
 
@@ -54,13 +55,30 @@ async def _help(pilot) -> None:
     await _quiet(pilot)
 
 
+README_RESULT = """The README has two sections:
+
+- **Install**: `make install` once.
+- **Usage**: `make serve`, then open <http://localhost:8000>."""
+
+
 async def _full_answer(pilot) -> None:
     session = pilot.app.session
     await submit(pilot, "/plan survey the project")
-    summary = ("Plan COMPLETED: 2 tasks — 2 completed\n✅ task_1: Read the README — A small web service…\n"
-               "✅ task_2: Summarise the project — ## What the project is A small web service: `app/` serves…")
+    summary = ("Plan COMPLETED: 2 tasks — 2 completed\n✅ task_1: Read the README — The README has two sections…\n"
+               "✅ task_2: Summarise the project — What the project is A small web service: app/ serves…")
+    session.bus.publish(ev.TaskStatusChanged("engine", "task_1", "COMPLETED", README_RESULT))
+    session.bus.publish(ev.TaskStatusChanged("engine", "task_2", "COMPLETED", ANSWER))
     session.bus.publish(ev.RunFinished("engine", "COMPLETED", summary, {"completed": 2}, ANSWER))
     session.finish()
+    await _quiet(pilot)
+
+
+async def _first_task_unfolded(pilot) -> None:
+    await _full_answer(pilot)
+    first = pilot.app.main_screen.transcript.query("TaskResultEntry").first()
+    first.collapsed = False
+    await pilot.pause()
+    await pilot.press("ctrl+home")  # as a person would: the transcript stops following the end
     await _quiet(pilot)
 
 
@@ -77,3 +95,8 @@ def test_help_screen(snap_compare, size):
 @pytest.mark.parametrize("size", SIZES.values(), ids=SIZES.keys())
 def test_full_final_answer(snap_compare, size):
     assert snap_compare(_app(), terminal_size=size, run_before=_full_answer)
+
+
+@pytest.mark.parametrize("size", SIZES.values(), ids=SIZES.keys())
+def test_a_task_result_unfolded(snap_compare, size):
+    assert snap_compare(_app(), terminal_size=size, run_before=_first_task_unfolded)

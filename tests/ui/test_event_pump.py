@@ -6,6 +6,7 @@ import threading
 
 from paicli_tui import events as ev
 from paicli_tui.ui.bridge.event_pump import EventPump, TextRun
+from tests.support.timing import scaled
 
 
 def delta(actor: str, text: str, kind: str = "content", call: str = "c1") -> ev.ModelDelta:
@@ -65,7 +66,7 @@ def test_many_threads_lose_nothing_and_keep_each_actor_in_order():
     while any(t.is_alive() for t in threads):
         collected += pump.drain()
     for thread in threads:
-        thread.join(timeout=10)
+        thread.join(timeout=scaled(10))
     collected += pump.drain()
     for actor in actors:
         text = "".join(i.text for i in collected if isinstance(i, TextRun) and i.actor == actor)

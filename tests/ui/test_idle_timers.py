@@ -4,10 +4,9 @@ pinned: a timer's ``_active`` event is how it pauses.)"""
 
 from __future__ import annotations
 
-import asyncio
-
 from paicli_tui.ui.conversation import prompt_editor
 from tests.ui.conftest import settle
+from tests.ui.test_run_screen_flow import until
 
 SIZE = (120, 36)
 
@@ -23,13 +22,12 @@ async def test_after_the_cursor_rests_no_timer_runs_until_a_key(app, monkeypatch
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         prompt = app.main_screen.prompt
-        await asyncio.sleep(0.8)
+        await until(pilot, lambda: not prompt.cursor_blink, "the cursor to rest")
         await pilot.pause()
-        assert not prompt.cursor_blink
         assert running_timers(app) == []
         await pilot.press("a")
         await pilot.pause()
         assert prompt.cursor_blink and running_timers(app)
-        await asyncio.sleep(0.8)
+        await until(pilot, lambda: not prompt.cursor_blink, "the cursor to rest again")
         await pilot.pause()
-        assert not prompt.cursor_blink and running_timers(app) == []
+        assert running_timers(app) == []

@@ -10,6 +10,7 @@ from textual.widgets import Markdown
 from paicli_tui import events as ev
 from paicli_tui.ui.conversation.transcript_answers import ReasoningEntry
 from paicli_tui.ui.conversation.transcript_entries import ToolEntry
+from tests.support.timing import scaled
 from tests.ui.conftest import settle, submit, text_of, transcript_text
 from tests.ui.fake_session import Outcome
 
@@ -128,7 +129,7 @@ async def test_deltas_from_a_background_thread_stream_into_the_transcript(app, s
     async with app.run_test(size=SIZE) as pilot:
         worker = threading.Thread(target=_publish_stream, args=(session, "react", "c1", words))
         worker.start()
-        worker.join(timeout=10)
+        worker.join(timeout=scaled(10))
         await settle(pilot)
         answers = [m for m in app.main_screen.transcript.query(Markdown) if "answer" in m.classes]
         assert len(answers) == 1

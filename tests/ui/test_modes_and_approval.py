@@ -13,6 +13,7 @@ from paicli_tui.policy.approval import ApprovalAnswer, ApprovalRequest, Decision
 from paicli_tui.policy.grants import command_grant
 from paicli_tui.ui.bridge.approver import UiApprover
 from paicli_tui.ui.approval.approval import ApprovalScreen, colour_diff
+from tests.support.timing import scaled
 from tests.ui.conftest import settle, submit, text_of
 
 SIZE = (120, 36)
@@ -38,7 +39,7 @@ def _ask(app, tool: str = "execute_command", **arguments):
 
 
 def decision_of(answer) -> Decision:
-    return as_answer(answer.result(timeout=5)).decision
+    return as_answer(answer.result(timeout=scaled(5))).decision
 
 
 async def _wait_for_dialog(pilot) -> ApprovalScreen:
@@ -105,7 +106,7 @@ async def test_dialog_buttons_answer_and_show_their_key_hints(app):
         rendered = [str(button.render()) for button in screen.query(Button)]
         assert any("[a]" in text for text in rendered)
         await pilot.click("#approval-always-0")
-        assert answer.result(timeout=5) == ApprovalAnswer(Decision.ALWAYS, grant=GRANT)
+        assert answer.result(timeout=scaled(5)) == ApprovalAnswer(Decision.ALWAYS, grant=GRANT)
 
 
 async def test_the_dialog_shows_the_command_in_full_and_shift_tab_does_not_cycle(app, session):
@@ -176,5 +177,5 @@ def test_closing_the_approver_denies_waiting_requests():
     while not approver.pump:  # the request reached the queue
         pass
     approver.close()
-    assert pending.result(timeout=5) is Decision.NO
+    assert pending.result(timeout=scaled(5)) is Decision.NO
     assert approver.request(ApprovalRequest("react", "x", {}, "")) is Decision.NO

@@ -12,6 +12,7 @@ from paicli_tui.session.live import Session
 from paicli_tui.session.port import ClearConversation, ProviderUnavailable
 from paicli_tui.ui.app import PaicliApp
 from paicli_tui.ui.conversation.transcript_entries import NoteLine, UserEntry
+from tests.support.timing import scaled
 from tests.ui.test_run_screen_flow import until
 
 pytestmark = pytest.mark.timeout(60)
@@ -80,7 +81,7 @@ def test_the_session_refuses_runs_but_not_clear(tmp_path, monkeypatch):
                       lambda: session.start_team("do it")):
             with pytest.raises(ProviderUnavailable, match="export DEEPSEEK_API_KEY"):
                 start()
-        assert session.submit(ClearConversation()).result(timeout=30) is not None
+        assert session.submit(ClearConversation()).result(timeout=scaled(30)) is not None
         monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-test")
         assert session.provider_problem() is None
     finally:

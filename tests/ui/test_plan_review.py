@@ -157,7 +157,7 @@ async def test_a_rejected_revision_keeps_the_previous_plan_and_says_why():
 async def _until(pilot, condition, what: str) -> None:
     import time
 
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + scaled(10)
     while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         await pilot.pause(0.02)

@@ -18,6 +18,7 @@ from paicli_tui.session.replay import ReplaySession
 from paicli_tui.ui.app import PaicliApp
 from paicli_tui.ui.conversation.transcript_entries import NoteLine, UserEntry
 from paicli_tui.ui.run.run_screen import RunScreen
+from tests.support.timing import scaled
 from tests.test_records_replay_ui import _live_team_run
 from tests.ui.test_run_screen_flow import until
 
@@ -54,7 +55,7 @@ async def test_a_replay_shows_the_recorded_request_and_ctrl_c_twice_quits_over_t
         await pilot.press("ctrl+c", "ctrl+c")
         await pilot.pause(0.2)
         assert app.return_code is not None or not app.is_running
-        player.join(timeout=5)
+        player.join(timeout=scaled(5))
 
 
 def _with_review_pause(path, seconds: float):
@@ -91,7 +92,7 @@ async def test_a_recorded_plan_review_is_said_and_enter_skips_it(tmp_path):
         await pilot.press("enter")
         await until(pilot, lambda: session.finished.is_set(), "the rest of the replay, without the minute", seconds=20)
         session.cancel()
-        player.join(timeout=5)
+        player.join(timeout=scaled(5))
 
 
 async def test_a_replay_shows_no_mode_badge_and_its_run_screen_no_cancel(tmp_path):
@@ -119,7 +120,7 @@ async def test_a_replay_shows_no_mode_badge_and_its_run_screen_no_cancel(tmp_pat
             assert not session.finished.is_set()  # it plays on
         finally:
             session.cancel()
-            player.join(timeout=5)
+            player.join(timeout=scaled(5))
 
 
 async def test_escape_on_the_transcript_leaves_the_replay_playing(tmp_path):
@@ -136,4 +137,4 @@ async def test_escape_on_the_transcript_leaves_the_replay_playing(tmp_path):
             assert not session.stopped and session.busy
         finally:
             session.cancel()
-            player.join(timeout=5)
+            player.join(timeout=scaled(5))

@@ -14,6 +14,7 @@ from paicli_tui.ui.approval.approval import ApprovalScreen
 from paicli_tui.ui.conversation.main_screen import MainScreen
 from paicli_tui.ui.common.dialogs import Confirm
 from paicli_tui.ui.run.run_screen import RunScreen
+from tests.support.timing import scaled
 from tests.ui.conftest import settle, text_of, transcript_text
 from tests.ui.run_host import screen_text
 
@@ -141,7 +142,7 @@ async def test_the_run_screen_keeps_painting_under_an_approval_dialog(app, sessi
         await settle(pilot)
         assert screen.pane("worker-1").text.endswith("meanwhile")
         await pilot.press("n")
-        assert as_answer(answer.result(timeout=5)).decision is Decision.NO
+        assert as_answer(answer.result(timeout=scaled(5))).decision is Decision.NO
 
 
 async def test_tokens_and_cost_show_live_on_the_status_bar_and_the_run_screen(app, session):

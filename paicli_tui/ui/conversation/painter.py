@@ -20,6 +20,7 @@ from typing import Any
 from paicli_tui import events as ev
 from paicli_tui.present.event_lines import describe
 from paicli_tui.ui.bridge.pump_items import TextRun
+from paicli_tui.ui.conversation.task_results import TaskResults
 from paicli_tui.ui.conversation.transcript import StreamKey, Transcript
 
 #: The one actor whose text streams into the transcript.
@@ -47,6 +48,7 @@ class TranscriptPainter:
         self._spoke = False
         #: The latest run's answer in full (what /copy copies), "" before any.
         self.last_answer = ""
+        self.task_results = TaskResults()
 
     async def paint(self, items: list[Any]) -> FrameSummary:
         summary = FrameSummary()
@@ -98,8 +100,12 @@ class TranscriptPainter:
                         await t.stream_entry(key)
                         texts.setdefault(key, []).append(item.text)
                     self._spoke = False
+            self.task_results.note(item)
             line = describe(item)
-            if line is not None:
+            if line is not None and isinstance(item, ev.RunFinished):
+                for entry in self.task_results.entries(line.text, line.kind):
+                    await t.add(entry)
+            elif line is not None:
                 await t.add_line(line.text, line.kind)
             if isinstance(item, ev.RunFinished) and item.answer:
                 # The summary previews each task; the answer is shown whole.
