@@ -69,3 +69,11 @@ def test_describe_events():
     assert describe(ev.ApprovalDecided("react", "execute_command", "yes", "ASK mode")).text == (
         "✓ you approved execute_command")
     assert describe(ev.ModelDelta("react", "c1", "content", "x")) is None
+
+
+def test_a_rejection_written_as_a_markdown_list_reads_as_one_line():
+    feedback = "- Name the file CHANGELOG.md\n- Add the date\n\n1. keep it short"
+    line = describe(ev.ReviewVerdictGiven("reviewer", "step_2", 1, False, feedback))
+    assert line.text.endswith("step_2 rejected: Name the file CHANGELOG.md; Add the date; keep it short")
+    retry = describe(ev.StepRetry("orchestrator", "step_2", 2, feedback))
+    assert retry.text == "step_2 retry 2: Name the file CHANGELOG.md; Add the date; keep it short"
