@@ -26,6 +26,7 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.visual import RenderOptions
+from textual.widget import Widget
 
 from paicli_tui.ui.run import pane_ops as ops
 from paicli_tui.ui.run.markdown_strips import BlockStyles
@@ -232,9 +233,18 @@ class WorkerPane(ScrollView, can_focus=True):
     def _sync_size(self, follow: bool) -> None:
         size = Size(self._rows_width, len(self._rows))
         if self.virtual_size != size:
-            self.virtual_size = size
-        if follow:
+            # The grid sizes the pane, and its scrollbar is always there
+            # (overflow-y: scroll): its content height only moves the
+            # scrollbar. Setting ``virtual_size`` the ordinary way would lay
+            # out the whole screen on every frame a pane grows.
+            self.set_reactive(Widget.virtual_size, size)
+            self._scroll_update(size)
+            self.refresh()
+        if follow and self.scroll_y != self.max_scroll_y:
             self.set_scroll(None, self.max_scroll_y)
+            self.refresh()
+        if self.show_vertical_scrollbar and self.vertical_scrollbar.position != self.scroll_y:
+            self.vertical_scrollbar.position = self.scroll_y
 
     def _width(self) -> int:
         return max(1, self.scrollable_content_region.width)
