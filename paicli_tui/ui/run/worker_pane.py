@@ -79,6 +79,7 @@ class WorkerPane(ScrollView, can_focus=True):
         self._rows_width = -1
         self._stale = True
         self._view: View | None = None
+        self._line_style = None  # the pane's rich style, until its styles change
         self._timer = None
         self._last_build = 0.0
         self.builds = 0  # times the rows were rebuilt, for tests and benches
@@ -300,9 +301,14 @@ class WorkerPane(ScrollView, can_focus=True):
         scroll_x, scroll_y = self.scroll_offset
         width = self.scrollable_content_region.width
         row = scroll_y + y
+        style = self._line_style
+        if style is None:
+            # Walking the ancestors for the background on every line was a
+            # seventh of a full repaint (a key that changes the layout).
+            style = self._line_style = self.rich_style
         if row >= len(self._rows):
-            return Strip.blank(width, self.rich_style)
-        return self._rows[row].crop_extend(scroll_x, scroll_x + width, self.rich_style).apply_offsets(scroll_x, row)
+            return Strip.blank(width, style)
+        return self._rows[row].crop_extend(scroll_x, scroll_x + width, style).apply_offsets(scroll_x, row)
 
     # -- Textual ---------------------------------------------------------------------------
 
@@ -320,6 +326,7 @@ class WorkerPane(ScrollView, can_focus=True):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
+        self._line_style = None
         self._view = None
         self._cache, self._other_width = {}, (0, {})
         self._stale = True
