@@ -142,7 +142,8 @@ async def run(workers: int, deltas: int, rate: float = 0) -> dict:
                 for thread in threads:
                     thread.start()
                 total = workers * deltas
-                deadline = time.monotonic() + 120
+                # A paced run lasts deltas / rate by design: wait that long plus the margin.
+                deadline = time.monotonic() + 120 + (deltas / rate if rate else 0)
                 while sum(probe.arrived.values()) < total:
                     if time.monotonic() > deadline:
                         raise SystemExit(f"only {sum(probe.arrived.values())} of {total} deltas arrived")

@@ -112,6 +112,9 @@ class PaicliApp(App[None]):
         self._frame_timer: Any = None
         self._ui_context: contextvars.Context | None = None
         self._last_frame = 0.0
+        self._gc_timer: Any = None
+        #: Seconds without a frame before the held full collection runs.
+        self.quiet_seconds = startup_gc.QUIET_SECONDS
         #: Why the session could not start (the app then exits with 2).
         self.start_error = ""
         self.main_screen = MainScreen(session, plan=plan, earlier=earlier)
@@ -190,8 +193,10 @@ class PaicliApp(App[None]):
         # the middle of streaming (bench/ui_stream.py). What exists once the
         # app is up lives as long as the app; leave it out of those walks.
         startup_gc.freeze_and_resume()
+        startup_gc.hold_full_collections()
 
     async def on_unmount(self) -> None:
+        startup_gc.release_full_collections()
         self.pump.set_waker(None)
         self._unsubscribe()
         self.approver.close()
@@ -285,6 +290,23 @@ class PaicliApp(App[None]):
         # Whatever arrived while painting already woke us; this catches an
         # item put between the drain and the timer being cleared.
         self._schedule_frame()
+        self._collect_later()
+
+    def _collect_later(self) -> None:
+        """The full collection waits for a quiet moment (startup_gc.py):
+        one timer at most, none once it ran, so an idle app stays idle."""
+        if startup_gc.full_overdue():
+            startup_gc.collect_full()
+        elif startup_gc.holding() and self._gc_timer is None:
+            self._gc_timer = self.set_timer(self.quiet_seconds, self._collect_if_quiet, name="quiet-gc")
+
+    def _collect_if_quiet(self) -> None:
+        self._gc_timer = None
+        busy_for = self._last_frame + self.quiet_seconds - time.monotonic()
+        if busy_for > 0:  # frames went on meanwhile: wait for the quiet after them
+            self._gc_timer = self.set_timer(busy_for, self._collect_if_quiet, name="quiet-gc")
+        else:
+            startup_gc.collect_full()
 
     async def drain_events(self) -> None:
         """Paint everything queued since the last frame, in one pass."""

@@ -26,6 +26,7 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.visual import RenderOptions
+from textual.widget import Widget
 
 from paicli_tui.ui.run import pane_ops as ops
 from paicli_tui.ui.run.markdown_strips import BlockStyles
@@ -78,6 +79,7 @@ class WorkerPane(ScrollView, can_focus=True):
         self._rows_width = -1
         self._stale = True
         self._view: View | None = None
+        self._line_style = None  # the pane's rich style, until its styles change
         self._timer = None
         self._last_build = 0.0
         self.builds = 0  # times the rows were rebuilt, for tests and benches
@@ -232,9 +234,18 @@ class WorkerPane(ScrollView, can_focus=True):
     def _sync_size(self, follow: bool) -> None:
         size = Size(self._rows_width, len(self._rows))
         if self.virtual_size != size:
-            self.virtual_size = size
-        if follow:
+            # The grid sizes the pane, and its scrollbar is always there
+            # (overflow-y: scroll): its content height only moves the
+            # scrollbar. Setting ``virtual_size`` the ordinary way would lay
+            # out the whole screen on every frame a pane grows.
+            self.set_reactive(Widget.virtual_size, size)
+            self._scroll_update(size)
+            self.refresh()
+        if follow and self.scroll_y != self.max_scroll_y:
             self.set_scroll(None, self.max_scroll_y)
+            self.refresh()
+        if self.show_vertical_scrollbar and self.vertical_scrollbar.position != self.scroll_y:
+            self.vertical_scrollbar.position = self.scroll_y
 
     def _width(self) -> int:
         return max(1, self.scrollable_content_region.width)
@@ -290,9 +301,14 @@ class WorkerPane(ScrollView, can_focus=True):
         scroll_x, scroll_y = self.scroll_offset
         width = self.scrollable_content_region.width
         row = scroll_y + y
+        style = self._line_style
+        if style is None:
+            # Walking the ancestors for the background on every line was a
+            # seventh of a full repaint (a key that changes the layout).
+            style = self._line_style = self.rich_style
         if row >= len(self._rows):
-            return Strip.blank(width, self.rich_style)
-        return self._rows[row].crop_extend(scroll_x, scroll_x + width, self.rich_style).apply_offsets(scroll_x, row)
+            return Strip.blank(width, style)
+        return self._rows[row].crop_extend(scroll_x, scroll_x + width, style).apply_offsets(scroll_x, row)
 
     # -- Textual ---------------------------------------------------------------------------
 
@@ -310,6 +326,7 @@ class WorkerPane(ScrollView, can_focus=True):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
+        self._line_style = None
         self._view = None
         self._cache, self._other_width = {}, (0, {})
         self._stale = True
