@@ -82,6 +82,8 @@ class Run:
     queued_deadline: int = 0
     #: Queued calls given up unsent: the time left could not cover one.
     not_started: int = 0
+    #: Calls that waited for the slot, were sent, and were then cut by the run's time.
+    cut_after_wait: int = 0
     interrupted_failures: int = 0
     tool_replies: int = 0
     tool_calls_made: int = 0
@@ -140,8 +142,12 @@ def fold(lines: list[dict], run: Run) -> None:
     queued = {line["payload"]["call_id"] for line in of("model_queued")}
     for line in of("model_error"):
         payload = line["payload"]
-        if payload["kind"] == "deadline" and (payload["call_id"] in queued or "waiting for the model" in payload["message"]):
+        # Lost while still queued: the gate's own message (a call that got its
+        # slot and was sent fails with "its time budget ran out" instead).
+        if payload["kind"] == "deadline" and "waiting for the model" in payload["message"]:
             run.queued_deadline += 1
+        elif payload["kind"] == "deadline" and payload["call_id"] in queued:
+            run.cut_after_wait += 1
         if payload["kind"] == "not_started":
             run.not_started += 1
         if payload["kind"] == "interrupted":
@@ -214,7 +220,7 @@ def summary(runs: list[Run]) -> dict:
     total = lambda name: sum(getattr(r, name) for r in runs)  # noqa: E731
     return {
         "runs": len(runs), "own_outcome": total("own_outcome"), "queued_deadline": total("queued_deadline"),
-        "not_started": total("not_started"),
+        "not_started": total("not_started"), "cut_after_wait": total("cut_after_wait"),
         "interrupted_failures": total("interrupted_failures"),
         "tool_calls": f"{total('tool_calls_made')}/{total('tool_replies')}",
         "reports_read": f"{total('reports_read')}/{total('reports')}",
@@ -267,7 +273,7 @@ def main() -> int:
             (root / "sizes").mkdir(exist_ok=True)
             sizes = request_size(server, ROOT, root / "sizes")
     figures = {f"{mode}/{arm}": summary(runs) for (mode, arm), runs in results.items()}
-    columns = ["runs", "own_outcome", "queued_deadline", "not_started", "interrupted_failures", "tool_calls", "reports_read",
+    columns = ["runs", "own_outcome", "queued_deadline", "not_started", "cut_after_wait", "interrupted_failures", "tool_calls", "reports_read",
                "reports_by_paicli", "verdicts_read", "completed_nothing_done", "mean_s", "mean_ttft_s", "mean_tok_s"]
     print()
     print("| mode/arm | " + " | ".join(columns) + " |")
