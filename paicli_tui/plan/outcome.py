@@ -37,6 +37,13 @@ def outcome_of(status: str, error: str = "") -> str:
     return status.lower()
 
 
+def items_on_one_line(text: str) -> str:
+    """A Markdown list (a reviewer's feedback) as one line: items joined by
+    "; ", their list marks dropped; nothing cut."""
+    items = [_LIST_MARK.sub("", line).strip() for line in text.splitlines()]
+    return "; ".join(item for item in items if item)
+
+
 def plain_preview(text: str, limit: int = 120) -> str:
     """``text`` without its Markdown marks, on one line, cut at a word
     boundary to at most ``limit`` characters plus "…"."""

@@ -4,12 +4,11 @@ no Textual here, so the wording is easy to test."""
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from functools import cache
 
 from paicli_tui import events as ev
-from paicli_tui.plan.outcome import outcome_of
+from paicli_tui.plan.outcome import items_on_one_line, outcome_of
 
 #: Keys whose value best names what a tool call touches, in order of preference.
 _SUBJECT_KEYS = ("command", "path", "pattern", "url", "query", "glob", "symbol", "fact")
@@ -129,16 +128,6 @@ def queued_words(slots: int) -> str:
     return f"waiting for the model server ({slots} slot{'' if slots == 1 else 's'}, one request each)"
 
 
-_LIST_MARK = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
-
-
-def one_line(text: str) -> str:
-    """A reviewer's Markdown list as one transcript line: items joined by
-    "; ", their list marks dropped."""
-    items = [_LIST_MARK.sub("", line).strip() for line in text.splitlines()]
-    return "; ".join(item for item in items if item)
-
-
 def describe(event: ev.Event) -> Line | None:
     """A transcript line for events that are not streamed text or tool calls;
     None for events the transcript does not show as a line (one line per
@@ -208,12 +197,12 @@ def describe(event: ev.Event) -> Line | None:
                 summary = summary.removeprefix(said)  # "run COMPLETED: Plan COMPLETED: …" says it twice
             return Line(f"run {event.status}: {summary}", kind)
         case ev.ReviewVerdictGiven():
-            verdict = "approved" if event.approved else f"rejected: {one_line(event.feedback)}"
+            verdict = "approved" if event.approved else f"rejected: {items_on_one_line(event.feedback)}"
             if event.approved and event.notes:
                 verdict += " (notes: " + "; ".join(event.notes) + ")"
             return Line(f"{who}{event.step_id} {verdict}", "success" if event.approved else "warning")
         case ev.StepRetry():
-            return Line(f"{event.step_id} retry {event.attempt}: {one_line(event.feedback)}", "warning")
+            return Line(f"{event.step_id} retry {event.attempt}: {items_on_one_line(event.feedback)}", "warning")
         case ev.RunChangesRecorded():
             return changes_line(event)
         case ev.ChangesReverted():
