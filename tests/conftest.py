@@ -25,20 +25,43 @@ def pytest_xdist_auto_num_workers(config) -> int:
     return 2 * cores
 
 
+#: Each test's time limit as written (its ``timeout`` marker, else the ini's).
+BASE_LIMIT = pytest.StashKey[float]()
+#: The load factor its limit was last stretched by.
+STRETCHED_BY = pytest.StashKey[float]()
+
+
 def pytest_collection_modifyitems(config, items) -> None:
-    """Every test's time limit (its ``timeout`` marker, else the ini's)
-    stretched by the machine's load (tests/support/timing.py): a loaded
-    machine makes a test slower, not wrong."""
+    """Every test's time limit stretched by the machine's load
+    (tests/support/timing.py): a loaded machine makes a test slower, not
+    wrong."""
     from tests.support.timing import SCALE
 
-    if SCALE <= 1.0:
-        return
     default = float(config.getini("timeout") or 0)
     for item in items:
         marker = item.get_closest_marker("timeout")
         limit = float(marker.args[0]) if marker and marker.args else float(marker.kwargs.get("timeout", default)) if marker else default
-        if limit > 0:
-            item.add_marker(pytest.mark.timeout(limit * SCALE), append=False)  # the closest marker wins
+        item.stash[BASE_LIMIT] = limit
+        _stretch(item, SCALE)
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Stretched again when the test starts if the load grew since
+    collection: busy loops started just before the suite show in the load
+    average only a minute later. (Runs before pytest-timeout reads the limit.)"""
+    from tests.support.timing import current_scale
+
+    _stretch(item, current_scale())
+    yield
+
+
+def _stretch(item, scale: float) -> None:
+    limit = item.stash.get(BASE_LIMIT, 0.0)
+    if limit <= 0 or scale <= item.stash.get(STRETCHED_BY, 1.0):
+        return
+    item.stash[STRETCHED_BY] = scale
+    item.add_marker(pytest.mark.timeout(limit * scale), append=False)  # the closest marker wins
 
 
 @pytest.fixture(autouse=True)

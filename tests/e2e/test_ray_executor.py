@@ -24,6 +24,7 @@ from tests.support.gitrepo import CALC, make_git_workspace  # noqa: E402
 from tests.support.recorder import approve, done, reject, task_plan, team_plan  # noqa: E402
 from tests.support.resume_script import ResumeScript  # noqa: E402
 from tests.support.server import LoopbackServer, RawReply, tokens_every  # noqa: E402
+from tests.support.timing import scaled  # noqa: E402
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(110), pytest.mark.xdist_group("ray-cluster")]
 
@@ -45,13 +46,13 @@ def cluster(tmp_path_factory):
     start = subprocess.run(
         [sys.executable, "-m", "ray.scripts.scripts", "start", "--head", "--node-ip-address", "127.0.0.1",
          "--port", str(PORT), "--num-cpus", "2", "--include-dashboard", "false", "--temp-dir", str(temp),
-         "--disable-usage-stats"], env=env_with_key, capture_output=True, text=True, timeout=90)
+         "--disable-usage-stats"], env=env_with_key, capture_output=True, text=True, timeout=scaled(90))
     assert start.returncode == 0, start.stderr[-2000:]
     try:
         yield f"127.0.0.1:{PORT}", temp, key
     finally:
         subprocess.run([sys.executable, "-m", "ray.scripts.scripts", "stop", "--force"], env=env,
-                       capture_output=True, timeout=60)
+                       capture_output=True, timeout=scaled(60))
         for name, value in saved.items():
             if value is None:
                 os.environ.pop(name, None)
@@ -204,7 +205,7 @@ def ledger_events(home, name: str) -> list[dict]:
 
 
 def wait_for(check, seconds: float = 20.0):
-    deadline = time.monotonic() + seconds
+    deadline = time.monotonic() + scaled(seconds)
     while time.monotonic() < deadline:
         found = check()
         if found:
@@ -311,7 +312,7 @@ def test_a_cancel_stops_a_task_blocked_in_a_model_call_on_ray(tmp_path, paicli_h
     def holds(request):
         if request.agent == "task_1":
             arrived.set()
-            release.wait(60)
+            release.wait(scaled(60))
         return script(request)
 
     with LoopbackServer(holds) as server:
@@ -320,9 +321,9 @@ def test_a_cancel_stops_a_task_blocked_in_a_model_call_on_ray(tmp_path, paicli_h
              "--model", "m", "--workspace", str(workspace), "--executor", "ray", "--ray-address", cluster[0], "slow"],
             env=paicli_env(paicli_home), cwd=workspace, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
-            assert arrived.wait(60)
+            assert arrived.wait(scaled(60))
             proc.send_signal(signal.SIGTERM)
-            out, err = proc.communicate(timeout=60)
+            out, err = proc.communicate(timeout=scaled(60))
         finally:
             release.set()
             if proc.poll() is None:
@@ -339,7 +340,7 @@ def killed_when(proc: subprocess.Popen, home, check, seconds: float = 60.0) -> N
     assert proc.poll() is None, "the run ended before its kill point"
     assert found, "the kill point never came"
     proc.send_signal(signal.SIGKILL)
-    proc.communicate(timeout=30)
+    proc.communicate(timeout=scaled(30))
 
 
 def test_a_ray_run_killed_midway_resumes_on_ray_to_the_same_end(tmp_path, cluster):

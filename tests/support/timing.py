@@ -39,11 +39,16 @@ def _scale() -> float:
 SCALE = _scale()
 
 
+def current_scale() -> float:
+    """The load factor at start-up or now, whichever is higher (the load
+    average lags a load that began just before the suite, such as busy
+    loops started first)."""
+    return max(SCALE, _scale())
+
+
 def scaled(seconds: float) -> float:
-    """``seconds`` stretched by the machine's load: the load at start-up or
-    now, whichever is higher (the load average lags a load that began just
-    before the suite, such as busy loops started first)."""
-    return seconds * max(SCALE, _scale())
+    """``seconds`` stretched by the machine's load (``current_scale``)."""
+    return seconds * current_scale()
 
 
 def wait_until(condition: Callable[[], object], what: str, timeout: float = 10.0, interval: float = 0.02) -> None:
