@@ -17,6 +17,7 @@ from tests.support.cli import events, ledger_lines
 from tests.support.procs import alive, gone_within
 from tests.support.recorder import task_plan
 from tests.support.server import LoopbackServer
+from tests.support.timing import scaled
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
@@ -30,7 +31,11 @@ async def test_demo_needs_no_key_and_answers_a_prompt(workspace, paicli_home):
         init = client.initialized
         created = await conn.new_session(cwd=str(workspace), mcp_servers=[])
         response = await conn.prompt(session_id=created.session_id, prompt=[text_block("what is here?")])
-        await asyncio.sleep(0.2)
+        # The command list is a notification the agent sends after the
+        # session is made, not before the reply: it may still be on its way.
+        deadline = time.monotonic() + scaled(10)
+        while not client.of_kind("available_commands_update") and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
     assert init.protocol_version == 1 and init.auth_methods == []
     assert init.agent_capabilities.prompt_capabilities.embedded_context
     assert init.agent_info.name == "paicli"

@@ -5,6 +5,7 @@ pinned: a timer's ``_active`` event is how it pauses.)"""
 from __future__ import annotations
 
 from paicli_tui.ui.conversation import prompt_editor
+from tests.support.timing import scaled
 from tests.ui.conftest import settle
 from tests.ui.test_run_screen_flow import until
 
@@ -18,7 +19,8 @@ def running_timers(app) -> list[str]:
 
 
 async def test_after_the_cursor_rests_no_timer_runs_until_a_key(app, monkeypatch):
-    monkeypatch.setattr(prompt_editor, "CURSOR_BLINK_S", 0.3)
+    # Long enough that the blink is still on after a pause on a loaded machine.
+    monkeypatch.setattr(prompt_editor, "CURSOR_BLINK_S", scaled(0.5))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         prompt = app.main_screen.prompt
