@@ -52,8 +52,9 @@ async def test_each_task_is_a_fold_holding_its_whole_result_as_markdown(app, ses
         assert str(folds[0].title) == f"✅ task_1: {DESCRIPTION}"  # whole, never cut with "…"
         assert all(fold.collapsed for fold in folds)
         assert folds[0].query_one("CollapsibleTitle").region.height == 2  # wrapped, not cut at the edge
-        assert folds[0].query_one(Markdown).source == README_RESULT
-        assert folds[1].query_one(Markdown).source == LAYOUT_RESULT
+        assert [fold.result for fold in folds] == [README_RESULT, LAYOUT_RESULT]
+        # Folded, a result is only its text: its Markdown is made when first unfolded.
+        assert not [fold for fold in folds if fold.query(Markdown)]
         text = transcript_text(app)
         assert "run COMPLETED: 2 tasks — 2 completed" in text and OPEN_HINT.format(noun="task") in text
         notes = [str(note.render()) for note in app.main_screen.transcript.query(NoteLine)]
@@ -67,11 +68,13 @@ async def test_a_click_unfolds_one_task_and_e_unfolds_them_all(app, session):
         await pilot.pause()
         assert [fold.collapsed for fold in folds] == [False, True]
         shown = folds[0].query_one(Markdown)
+        assert shown.source == README_RESULT and not folds[1].query(Markdown)
         assert shown.region.height >= 4  # the heading and both items, rendered and wrapped
         app.main_screen.transcript.focus()
         await pilot.press("e")
         await pilot.pause()
         assert not any(fold.collapsed for fold in folds)
+        assert [fold.query_one(Markdown).source for fold in folds] == [README_RESULT, LAYOUT_RESULT]
 
 
 async def test_a_failed_task_says_why_in_its_title_and_keeps_its_last_result(app, session):
@@ -79,7 +82,7 @@ async def test_a_failed_task_says_why_in_its_title_and_keeps_its_last_result(app
         folds = await _finish_run(pilot, session, failed=True)
         failed = next(fold for fold in folds if fold.task_id == "task_2")
         assert str(failed.title) == "❌ task_2: List the layout — failed: the model stopped at its turn limit"
-        assert failed.has_class("-failed") and failed.query_one(Markdown).source == LAYOUT_RESULT
+        assert failed.has_class("-failed") and failed.result == LAYOUT_RESULT
 
 
 async def test_a_summary_with_no_task_results_stays_one_note(app, session):

@@ -22,19 +22,28 @@ OPEN_HINT = "click a {noun} to read its result · e in the transcript unfolds th
 
 
 class TaskResultEntry(Collapsible):
-    """One task of a finished run; folded, it is one line."""
+    """One task of a finished run; folded, it is one line. Its result is
+    made into Markdown widgets the first time it is unfolded: a run's end
+    built them all at once, a UI stall of seconds for four long results."""
 
     def __init__(self, icon: str, task_id: str, description: str, ended: ev.TaskStatusChanged) -> None:
-        from textual.widgets import Markdown  # its parser loads with the first finished run, not at start-up
-
         self.task_id = task_id
+        self.result = ended.result.strip()
         self.outcome = outcome_of(ended.status, ended.error)
         heading = f"{icon} {task_id}: {description}"
         if self.outcome != "completed":
             reason = " ".join(ended.error.split())
             heading += f" — {self.outcome}" + (f": {reason}" if reason and reason != self.outcome else "")
-        self.body = Markdown(ended.result.strip(), classes="task-result")
-        super().__init__(self.body, title=Content(heading), collapsed=True, classes=f"-{self.outcome}")
+        self.body: Widget | None = None
+        super().__init__(title=Content(heading), collapsed=True, classes=f"-{self.outcome}")
+
+    def on_collapsible_expanded(self, event: Collapsible.Expanded) -> None:
+        if event.collapsible is not self or self.body is not None:
+            return
+        from textual.widgets import Markdown  # its parser loads with the first unfolded result, not at start-up
+
+        self.body = Markdown(self.result, classes="task-result")
+        self.query_one(Collapsible.Contents).mount(self.body)
 
 
 class TaskResults:
