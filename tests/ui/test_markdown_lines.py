@@ -14,7 +14,7 @@ from paicli_tui.ui.run import pane_entries
 from tests.support.timing import scaled
 from paicli_tui.ui.run.markdown_doc import parse_blocks
 from paicli_tui.ui.run.pane_ops import TextOp
-from paicli_tui.ui.run.worker_pane import WorkerPane
+from paicli_tui.ui.run.worker_pane import FRAMES_PER_S, WorkerPane
 from paicli_tui.ui.run.markdown_strips import BlockStyles, block_lines
 
 STYLES = BlockStyles()
@@ -105,3 +105,48 @@ async def test_a_hidden_pane_paints_nothing_until_shown():
         pane.display = True
         await pilot.pause(0.2)
         assert pane.builds >= 1 and "Some text" in pane.painted_text()
+
+
+async def test_a_due_pane_paints_in_the_frame_that_brought_the_text_and_a_later_one_waits():
+    """Panes written in one frame are painted in that frame's screen update,
+    not each on a timer of its own; text within 1/30 s of a paint waits."""
+    app = Host()
+    async with app.run_test(size=(60, 20)) as pilot:
+        pane = app.query_one(WorkerPane)
+        await painted(pilot, pane)
+        await pilot.pause(2 / FRAMES_PER_S)
+        builds = pane.builds
+        await pane.write([text_op("First words")])
+        assert pane.builds == builds + 1 and not pane.pending and "First words" in pane.painted_text()
+        await pane.write([text_op(" and more")])
+        assert pane.builds == builds + 1 and pane.pending
+        await painted(pilot, pane)
+        assert pane.builds == builds + 2 and "First words and more" in pane.painted_text()
+
+
+async def test_a_new_width_draws_the_rows_in_view_in_its_frame_and_the_rest_right_after(monkeypatch):
+    """A layout (the tree hidden) must not wait for every finished block to
+    be wrapped again: a pane that follows its tail draws what is in view
+    first; the blocks above follow after the frame."""
+    asked: list[tuple[int | None, bool]] = []
+    real = pane_entries.AnswerBlock.strips
+
+    def recording(self, width, view, first, rows_wanted=None):
+        strips = real(self, width, view, first, rows_wanted)
+        asked.append((rows_wanted, self.partial))
+        return strips
+
+    monkeypatch.setattr(pane_entries.AnswerBlock, "strips", recording)
+    app = Host()
+    async with app.run_test(size=(60, 12)) as pilot:
+        pane = app.query_one(WorkerPane)
+        await pane.write([text_op("".join(f"Paragraph {n} says something.\n\n" for n in range(60)) + "The end")])
+        await painted(pilot, pane)
+        asked.clear()
+        pane.styles.width = 40
+        await painted(pilot, pane)
+        assert any(wanted and partial for wanted, partial in asked), asked  # the frame drew only the tail
+        assert asked[-1] == (None, False)  # then everything
+        shown = pane.painted_text()
+        assert "Paragraph 0 says" in shown and shown.rstrip().endswith("The end")
+        assert max(len(line) for line in shown.splitlines()) <= 40

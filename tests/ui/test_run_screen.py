@@ -317,6 +317,19 @@ async def test_h_hides_the_tree_and_the_panes_take_its_width():
         assert screen.task_tree.display
 
 
+async def test_h_twice_gives_the_focus_back_to_the_tree():
+    app = host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_run(app, pilot)
+        screen.task_tree.focus()
+        await pilot.pause()
+        await pilot.press("h")
+        assert not screen.task_tree.display and screen.focused is not screen.task_tree
+        await pilot.press("h")
+        await pilot.pause()
+        assert screen.focused is screen.task_tree
+
+
 async def test_s_folds_the_summary_to_its_first_line_and_back():
     app = host()
     async with app.run_test(size=(120, 36)) as pilot:

@@ -81,7 +81,12 @@ class Entry:
     def view_key(self, view: View) -> tuple[bool, ...]:
         return tuple(getattr(view, name) for name in self.depends)
 
-    def strips(self, width: int, view: View, first: bool) -> list[Strip]:
+    #: The last ``strips`` left parts undrawn (blank rows stand in for them).
+    partial = False
+
+    def strips(self, width: int, view: View, first: bool, rows_wanted: int | None = None) -> list[Strip]:
+        """The entry's rows at ``width``. ``rows_wanted``: the rows at its end
+        that must be drawn now; an entry may leave what is above undrawn."""
         return view.to_strips(self.lines(width, view, first), width)
 
     def lines(self, width: int, view: View, first: bool) -> list[Content]:
@@ -129,9 +134,10 @@ class AnswerBlock(Entry):
     def __init__(self) -> None:
         super().__init__("answer")
         self.doc = MarkdownDoc()
-        #: width → (finished blocks drawn, their strips); two widths kept, so
-        #: a layout that flips between two (the tree shown, hidden) redraws nothing.
-        self._finished: dict[int, tuple[int, list[Strip]]] = {}
+        #: width → each finished block's strips at that width (None: not yet
+        #: drawn); two widths kept, so a layout that flips between two (the
+        #: tree shown, hidden) redraws nothing.
+        self._drawn: dict[int, list[list[Strip] | None]] = {}
         self.renders = 0  # open-block renders, for tests and benches
 
     def append(self, text: str) -> None:
@@ -140,21 +146,39 @@ class AnswerBlock(Entry):
             self.doc.append(text)
             self.changed()
 
-    def strips(self, width: int, view: View, first: bool) -> list[Strip]:
+    def strips(self, width: int, view: View, first: bool, rows_wanted: int | None = None) -> list[Strip]:
         open_blocks = self.doc.split()
-        drawn, finished = self._finished.pop(width, (0, []))
-        for block in self.doc.finished[drawn:]:
-            finished.extend(view.to_strips(block_lines(block, width, view.markdown, highlighted=True), width))
-        self._finished = {**dict(list(self._finished.items())[-1:]), width: (len(self.doc.finished), finished)}
+        finished = self.doc.finished
+        drawn = self._drawn.pop(width, [])
+        drawn.extend([None] * (len(finished) - len(drawn)))
+        others = list(self._drawn.items())[-1:]
+        other = others[0][1] if others else None
+        self._drawn = {**dict(others), width: drawn}
         self.renders += 1
         open_lines = [line for block in open_blocks for line in block_lines(block, width, view.markdown)]
-        return finished + view.to_strips(open_lines, width)
+        tail = view.to_strips(open_lines, width)
+        # Drawn from the end back: a new width (the tree hidden) needs only
+        # the rows in view before its frame; the rest follows in the next.
+        have, self.partial = len(tail), False
+        for index in range(len(finished) - 1, -1, -1):
+            if drawn[index] is None:
+                if rows_wanted is not None and have >= rows_wanted:
+                    self.partial = True
+                    continue
+                drawn[index] = view.to_strips(block_lines(finished[index], width, view.markdown, highlighted=True), width)
+            have += len(drawn[index] or ())
+        rows: list[Strip] = []
+        for index, block_rows in enumerate(drawn):
+            if block_rows is None:
+                guess = other[index] if other is not None and index < len(other) else None
+                rows.extend([Strip.blank(width)] * max(1, len(guess or ())))
+            else:
+                rows.extend(block_rows)
+        return rows + tail
 
     @property
     def plain(self) -> str:
         return self.doc.text
-
-
 class ThoughtBlock(Entry):
     """Reasoning: dimmed, and folded to one line under the screen's fold (a click flips one)."""
 

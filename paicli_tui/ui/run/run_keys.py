@@ -165,8 +165,13 @@ class RunKeys:
         self.apply_layout()
 
     def action_toggle_tree(self) -> None:
+        tree = self.task_tree
+        if self.tree_on:  # hidden, the tree loses the focus: h again gives it back
+            self._tree_had_focus = self.focused is tree
         self.tree_on = not self.tree_on
         self.apply_layout()
+        if self.tree_on and self._tree_had_focus and tree.display:
+            tree.focus()
 
     def action_toggle_thinking(self) -> None:
         self._toggle_view("-fold-thinking")

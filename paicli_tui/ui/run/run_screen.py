@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Iterable
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Horizontal, Vertical, VerticalScroll
@@ -112,6 +113,7 @@ class RunScreen(RunKeys, Screen):
         self.chosen = False  # the person picked it: stop following the busy worker
         self.timeline_on = False
         self.tree_on = True
+        self._tree_had_focus = False  # when h hid it (h again gives the focus back)
         self.layout_now: RunLayout | None = None
         self._tick = tick
         self._panes: dict[str, WorkerPane] = {}
@@ -119,6 +121,7 @@ class RunScreen(RunKeys, Screen):
         self._early: list[Any] = []  # events that arrived before the screen was ready
         self._ready = False
         self._figures = ""
+        self._hints = ""
 
     # -- layout --------------------------------------------------------------------------
 
@@ -328,9 +331,12 @@ class RunScreen(RunKeys, Screen):
 
     def _refresh_heading(self) -> None:
         figures = heading_figures(self.model, self.price, compact=self.size.width < 100)
-        if figures != self._figures:  # an update of an auto-width label lays the screen out again
+        if figures != self._figures:
+            # The label is as wide as its text: only a new width needs the
+            # screen laid out again (a full repaint); a ticking clock does not.
+            resized = cell_len(figures) != cell_len(self._figures or "")
             self._figures = figures
-            self.query_one("#run-figures", Static).update(Content(figures))
+            self.query_one("#run-figures", Static).update(Content(figures), layout=resized)
 
     def _update_hints(self) -> None:
         state = ("finished" if self.model.finished else "cancelling" if self.cancelling
@@ -339,4 +345,6 @@ class RunScreen(RunKeys, Screen):
         hints = hints_for(state, self.size.width, focus=focus)
         if state == "finished" and self.on_undo_task is not None:
             hints += " · [u] undo a task's changes"
-        self.query_one("#run-hints", Static).update(Content(hints))
+        if hints != self._hints:  # the line's height and width never change: repaint it only
+            self._hints = hints
+            self.query_one("#run-hints", Static).update(Content(hints), layout=False)

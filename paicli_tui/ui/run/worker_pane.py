@@ -47,6 +47,8 @@ from paicli_tui.ui.run.pane_entries import (
 MAX_ENTRIES = 400
 #: Most repaints of a streaming pane per second.
 FRAMES_PER_S = 30
+#: A repaint this close to due is done at once rather than on a timer.
+DUE_EARLY_S = 0.2 / FRAMES_PER_S
 
 TextBlock = AnswerBlock | ThoughtBlock | StructuredBlock
 
@@ -78,6 +80,7 @@ class WorkerPane(ScrollView, can_focus=True):
         self._starts: list[int] = []  # first row of each entry
         self._rows_width = -1
         self._stale = True
+        self._incomplete = False  # some entries left rows undrawn (``_build``)
         self._view: View | None = None
         self._line_style = None  # the pane's rich style, until its styles change
         self._timer = None
@@ -215,9 +218,18 @@ class WorkerPane(ScrollView, can_focus=True):
             return  # drawn when it is shown (render_line finds it stale)
         if now:
             self._flush()
-        elif self._timer is None:
-            delay = max(0.001, self._last_build + 1 / FRAMES_PER_S - time.monotonic())
-            self._timer = self.set_timer(delay, self._flush, name="worker-pane")
+            return
+        if self._timer is not None:
+            return
+        # Due (or nearly: the app's frames come 1/30 s apart, give or take)
+        # is drawn now, in the frame that brought the text, so the four
+        # panes of a frame are painted in one screen update instead of each
+        # on a timer of its own, out of step.
+        wait = self._last_build + 1 / FRAMES_PER_S - time.monotonic()
+        if wait <= DUE_EARLY_S:
+            self._flush()
+        else:
+            self._timer = self.set_timer(wait, self._flush, name="worker-pane")
 
     def _shown(self) -> bool:
         return self.display and self.screen.is_active and bool(self.region)
@@ -269,9 +281,12 @@ class WorkerPane(ScrollView, can_focus=True):
         options = RenderOptions(self._get_style, self.styles, None, None)
         return [strip for line in lines for strip in line.render_strips(width, 1, base, options)]
 
-    def _build(self) -> None:
+    def _build(self, rows_wanted: int | None = None) -> None:
+        """The pane's rows at its width. ``rows_wanted`` (a layout's frame,
+        following the tail): entries may leave rows above that many from
+        their end undrawn; the rest is drawn right after the frame."""
         width = self._width()
-        if not self._stale and width == self._rows_width:
+        if width == self._rows_width and not self._stale and (rows_wanted is not None or not self._incomplete):
             return
         self._last_build = time.monotonic()
         self._stale = False
@@ -284,19 +299,31 @@ class WorkerPane(ScrollView, can_focus=True):
         view = self._view_now()
         rows: list[Strip] = []
         starts: list[int] = []
+        incomplete = False
         for number, entry in enumerate(self.entries):
             key = (entry.version, entry.flipped, entry.view_key(view), number == 0)
             cached = self._cache.get(id(entry))
             if cached is None or cached[0] != key:
-                cached = self._cache[id(entry)] = (key, entry.strips(width, view, number == 0))
+                strips = entry.strips(width, view, number == 0, rows_wanted)
+                # A partly drawn entry is asked again by the next whole build.
+                cached = self._cache[id(entry)] = (None if entry.partial else key, strips)
+                incomplete = incomplete or entry.partial
             starts.append(len(rows))
             rows.extend(cached[1])
         self._rows, self._starts = rows, starts
+        if incomplete and not self._incomplete:
+            self.call_after_refresh(self._complete)
+        self._incomplete = incomplete
+
+    def _complete(self) -> None:
+        if self._incomplete:
+            self._stale = True
+            self._flush()
 
     def render_line(self, y: int) -> Strip:
         if self._stale or self._rows_width != self._width():
             follow = self.following
-            self._build()
+            self._build(self._rows_in_view() if follow else None)
             self.call_later(self._sync_size, follow)
         scroll_x, scroll_y = self.scroll_offset
         width = self.scrollable_content_region.width
@@ -318,8 +345,12 @@ class WorkerPane(ScrollView, can_focus=True):
     def on_resize(self) -> None:
         follow = self._follow
         self._stale = True
-        self._build()
+        self._build(self._rows_in_view() if follow else None)
         self._sync_size(follow)
+
+    def _rows_in_view(self) -> int:
+        # Twice the height: the frame after a key may scroll a little.
+        return 2 * max(1, self.size.height)
 
     def on_show(self) -> None:
         self._changed(now=True)
