@@ -4,6 +4,13 @@ Shared by the benches that must see what a person sees (bench/startup.py,
 bench/stream_cpu.py): real terminal bytes in, a VT screen out, and the
 process's own CPU seconds from /proc. Reading is select-driven so the bench
 never spins on the two cores it shares with the app.
+
+A thread reads the terminal as soon as bytes arrive and stamps each chunk;
+pyte parses them later, on the bench's own time. Feeding pyte as we read
+made the bench a slow terminal: a full repaint took pyte tens of
+milliseconds, counted into every latency and, while it parsed, the app's
+writes waited on a full pty buffer. A latency is measured to the arrival of
+the bytes that made the change (a real terminal parses at hundreds of MB/s).
 """
 
 from __future__ import annotations
@@ -15,7 +22,9 @@ import signal
 import struct
 import subprocess
 import termios
+import threading
 import time
+from collections import deque
 
 import pyte
 
@@ -47,33 +56,67 @@ class PtyScreen:
             stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
         )
         os.close(slave)
+        self.arrived_at = self.started
+        self._chunks: deque[tuple[float, bytes]] = deque()
+        self._arrived = threading.Condition()
+        self._closing = self._ended = False
+        self._reader = threading.Thread(target=self._read_all, name="pty-reader", daemon=True)
+        self._reader.start()
+
+    def _read_all(self) -> None:
+        while not self._closing:
+            ready, _, _ = select.select([self.master], [], [], 0.05)
+            if not ready:
+                continue
+            try:
+                data = os.read(self.master, 1 << 16)
+            except OSError:
+                break
+            if not data:
+                break
+            now = time.perf_counter()
+            if SCREEN_RELEASED in data and self.released_at is None:
+                self.released_at = now
+            with self._arrived:
+                self._chunks.append((now, data))
+                self._arrived.notify()
+        with self._arrived:
+            self._ended = True
+            self._arrived.notify()
+
+    def _take(self, seconds: float) -> list[tuple[float, bytes]]:
+        with self._arrived:
+            if not self._chunks and not self._ended:
+                self._arrived.wait(max(0.0, seconds))
+            chunks = list(self._chunks)
+            self._chunks.clear()
+        return chunks
 
     def pump(self, seconds: float) -> bool:
-        """Read what arrives within ``seconds``; True if anything did."""
-        ready, _, _ = select.select([self.master], [], [], max(0.0, seconds))
-        if not ready:
-            return False
-        try:
-            data = os.read(self.master, 1 << 16)
-        except OSError:
-            return False
-        if not data:
-            return False
-        if SCREEN_RELEASED in data and self.released_at is None:
-            self.released_at = time.perf_counter()
-        self.stream.feed(data)
-        return True
+        """Parse what arrives within ``seconds``; True if anything did."""
+        chunks = self._take(seconds)
+        for arrived, data in chunks:
+            self.stream.feed(data)
+            self.arrived_at = arrived
+        return bool(chunks)
 
     def text(self) -> str:
         return "\n".join(self.screen.display)
 
     def wait_for(self, predicate, timeout: float) -> float:
-        """Read until ``predicate(screen text)``; the perf_counter time it held."""
+        """Read until ``predicate(screen text)``; the perf_counter time the
+        bytes that made it hold arrived."""
         deadline = time.perf_counter() + timeout
         while time.perf_counter() < deadline:
-            if self.pump(deadline - time.perf_counter()) and predicate(self.text()):
-                return time.perf_counter()
-            if self.proc.poll() is not None:
+            chunks = self._take(deadline - time.perf_counter())
+            for n, (arrived, data) in enumerate(chunks):
+                self.stream.feed(data)
+                self.arrived_at = arrived
+                if predicate(self.text()):
+                    with self._arrived:  # the rest is parsed by the next read
+                        self._chunks.extendleft(reversed(chunks[n + 1:]))
+                    return arrived
+            if self.proc.poll() is not None and not self._chunks:
                 break
         raise TimeoutError(f"screen never matched; last screen:\n{self.text()}")
 
@@ -101,4 +144,6 @@ class PtyScreen:
         if self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait(timeout=5)
+        self._closing = True
+        self._reader.join(1)
         os.close(self.master)

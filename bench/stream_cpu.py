@@ -10,10 +10,14 @@ Measured, per app:
   the model client's threads do the same work in the product) from the
   moment all four streams were requested until every stream's last line is
   on screen (ours: or the run summary), over the characters streamed;
-- key echo during the stream: every 250 ms a key with a visible effect
-  (ours: ``h`` hides/shows the task tree, its "Tasks" title; the
-  reference: ``h`` hides/shows a line), timed from the write to the pty
-  until the screen shows the change; p50 and p99.
+- key echo during the stream: every 250 ms a key with a visible effect,
+  two kinds for ours, alternating: ``h`` hides/shows the task tree (its
+  "Tasks" title; every pane changes width: a whole-screen layout, the
+  heaviest key there is) and Down/Up move the task tree's cursor (its
+  row's background); the reference: ``h`` hides/shows a line. Timed from
+  the write to the pty
+  until the bytes that show the change arrive (bench/pty_screen.py: not
+  counting the bench's own slow parse of them); p50 and p99.
 
 The loopback server runs in this process, so its CPU is not counted.
 ``--before DIR`` adds another paicli tree to the same rounds. The machine
@@ -22,7 +26,7 @@ The last line is one JSON object.
 
 Targets: ours ÷ reference CPU ≤ 0.5; key echo p99 ≤ 50 ms.
 
-    python bench/stream_cpu.py [--pairs 3] [--before DIR]
+    python bench/stream_cpu.py [--pairs 3] [--before DIR] [--keys both|layout]
 """
 
 from __future__ import annotations
@@ -48,6 +52,9 @@ from tests.support.server import LoopbackServer  # noqa: E402
 TASKS = 4
 CHUNK_CHARS = 4
 CHUNK_DELAY = 0.01  # 100 tokens/s per stream
+DOWN, UP = b"\x1b[B", b"\x1b[A"
+#: A column inside the task tree, left of its text.
+TREE_COLUMN = 3
 WORDS = ("the pane renders streamed markdown into cached lines so finished blocks cost nothing "
          "while keys answer at once and the clock keeps ticking through every burst of text").split()
 
@@ -80,8 +87,8 @@ def responder(texts: dict[str, str]):
 
 
 class Variant:
-    def __init__(self, name: str, tree: Path | None, env: dict[str, str], work: Path) -> None:
-        self.name, self.tree, self.work = name, tree, work
+    def __init__(self, name: str, tree: Path | None, env: dict[str, str], work: Path, cursor_keys: bool = True) -> None:
+        self.name, self.tree, self.work, self.cursor_keys = name, tree, work, cursor_keys
         self.env = dict(env)
         if tree is not None:
             self.env["PYTHONPATH"] = str(tree)
@@ -107,37 +114,65 @@ class Variant:
                 app.pump(0.01)
             cpu0, t0 = app.cpu(), time.perf_counter()
             echoes: list[float] = []
+            cursor_echoes: list[float] = []
             markers = [f"END-W{n}" for n in range(1, TASKS + 1)]
 
             def done(text: str) -> bool:
                 return all(m in text for m in markers) or "Run COMPLETED" in text
 
             next_key = time.perf_counter() + 0.25
+            presses = 0
             while not done(app.text()) and time.perf_counter() - t0 < 90:
                 if time.perf_counter() >= next_key:
-                    shown = probe in app.text()
+                    app.pump(0)  # what arrived before the key is on screen
+                    # Ours: down, up in the task tree, then h twice (hidden and
+                    # back, h gives the tree its focus back); the reference
+                    # has only its line.
+                    cursor = self.tree is not None and self.cursor_keys and presses % 4 < 2
+                    if cursor:
+                        key, marks = (DOWN if presses % 4 == 0 else UP), tree_cursor
+                    else:
+                        key, marks = b"h", (lambda screen: probe in app.text())
+                    shown = marks(app.screen)
                     sent = time.perf_counter()
-                    app.send(b"h")
+                    app.send(key)
                     try:
-                        app.wait_for(lambda text: (probe in text) != shown, 5)
-                        echoes.append(time.perf_counter() - sent)
+                        arrived = app.wait_for(lambda text: marks(app.screen) != shown, 5)
+                        (cursor_echoes if cursor else echoes).append(arrived - sent)
                     except TimeoutError:
-                        echoes.append(5.0)
+                        (cursor_echoes if cursor else echoes).append(5.0)
+                    presses += 1
                     next_key = time.perf_counter() + 0.25
                 else:
                     app.pump(max(0.0, next_key - time.perf_counter()))
             cpu1, t1 = app.cpu(), time.perf_counter()
         finally:
             app.close()
-        echoes.sort()
-        return {"cpu_s": cpu1 - cpu0, "wall_s": t1 - t0, "echo_p50_ms": 1000 * statistics.median(echoes),
-                "echo_p99_ms": 1000 * echoes[min(len(echoes) - 1, int(0.99 * len(echoes)))], "keys": len(echoes)}
+        figures = {"cpu_s": cpu1 - cpu0, "wall_s": t1 - t0, **percentiles("echo", echoes)}
+        if cursor_echoes:
+            figures.update(percentiles("cursor", cursor_echoes))
+        return figures
+
+
+def percentiles(name: str, seconds: list[float]) -> dict[str, float]:
+    ordered = sorted(seconds)
+    return {f"{name}_p50_ms": 1000 * statistics.median(ordered),
+            f"{name}_p99_ms": 1000 * ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))],
+            f"{name}_keys": len(ordered)}
+
+
+def tree_cursor(screen) -> tuple:
+    """The task tree's row backgrounds: the cursor's row has its own."""
+    return tuple(screen.buffer[y][TREE_COLUMN].bg for y in range(screen.lines))
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument("--before", type=Path, help="another paicli tree to measure alongside")
+    parser.add_argument("--keys", choices=("both", "layout"), default="both",
+                        help="layout: only h, as trees before the cursor keys were measured (before 2026-12-05, "
+                             "h took the tree's focus for good, so the cursor keys went to a pane)")
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="paicli-stream-"))
@@ -151,9 +186,14 @@ def main() -> int:
     chars = sum(len(text) for text in texts.values())
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
-    variants = [Variant("ours", HERE.parent, env, work), Variant("reference", None, env, work)]
+    # The loopback server stands in for a hosted model: four streams at once.
+    # As a local URL it would get the local profile's one request at a time
+    # (config/settings.py slots_for), and the four tasks would stream in turn.
+    env.update({"PAICLI_SERVER_SLOTS": "0", "PAICLI_LOCAL_PROFILE": "off", "PAICLI_PROBE_SERVER": "false"})
+    cursor = args.keys == "both"
+    variants = [Variant("ours", HERE.parent, env, work, cursor), Variant("reference", None, env, work)]
     if args.before:
-        variants.insert(1, Variant("before", args.before.resolve(), env, work))
+        variants.insert(1, Variant("before", args.before.resolve(), env, work, cursor))
 
     results: dict[str, list[dict[str, float]]] = {v.name: [] for v in variants}
     script = Script(default=responder(texts))
@@ -162,9 +202,11 @@ def main() -> int:
             for variant in variants if round_ % 2 == 0 else list(reversed(variants)):
                 figures = variant.run(server.base_url, script)
                 results[variant.name].append(figures)
+                cursor = (f", cursor key p50 {figures['cursor_p50_ms']:.0f} ms p99 {figures['cursor_p99_ms']:.0f} ms"
+                          f" ({figures['cursor_keys']} keys)" if "cursor_keys" in figures else "")
                 print(f"round {round_ + 1} {variant.name}: {1e6 * figures['cpu_s'] / chars:.0f} µs/char, "
-                      f"{figures['wall_s']:.1f} s, echo p50 {figures['echo_p50_ms']:.0f} ms "
-                      f"p99 {figures['echo_p99_ms']:.0f} ms ({figures['keys']} keys) · load {os.getloadavg()[0]:.1f}",
+                      f"{figures['wall_s']:.1f} s, layout key p50 {figures['echo_p50_ms']:.0f} ms "
+                      f"p99 {figures['echo_p99_ms']:.0f} ms ({figures['echo_keys']} keys){cursor} · load {os.getloadavg()[0]:.1f}",
                       flush=True)
     out: dict[str, object] = {"chars": chars, "load": round(os.getloadavg()[0], 1)}
     per_char = {n: statistics.median(r["cpu_s"] for r in rs) / chars for n, rs in results.items()}
@@ -172,6 +214,9 @@ def main() -> int:
         out[f"cpu_{name}_us_per_char"] = round(1e6 * per_char[name])
         out[f"echo_{name}_p50_ms"] = round(statistics.median(r["echo_p50_ms"] for r in rs), 1)
         out[f"echo_{name}_p99_ms"] = round(statistics.median(r["echo_p99_ms"] for r in rs), 1)
+        if "cursor_p99_ms" in rs[0]:
+            out[f"cursor_{name}_p50_ms"] = round(statistics.median(r["cursor_p50_ms"] for r in rs), 1)
+            out[f"cursor_{name}_p99_ms"] = round(statistics.median(r["cursor_p99_ms"] for r in rs), 1)
         if name != "reference":
             out[f"cpu_{name}_vs_reference"] = round(per_char[name] / per_char["reference"], 2)
     print(json.dumps(out))
