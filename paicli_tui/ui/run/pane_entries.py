@@ -64,6 +64,8 @@ class Entry:
     flippable = False
     #: The view flags the entry's lines depend on (a key of the pane's cache).
     depends: tuple[str, ...] = ()
+    #: The last ``strips`` left parts undrawn (blank rows stand in for them).
+    partial = False
 
     def __init__(self, *classes: str) -> None:
         self.classes = {"entry", *classes}
@@ -80,9 +82,6 @@ class Entry:
 
     def view_key(self, view: View) -> tuple[bool, ...]:
         return tuple(getattr(view, name) for name in self.depends)
-
-    #: The last ``strips`` left parts undrawn (blank rows stand in for them).
-    partial = False
 
     def strips(self, width: int, view: View, first: bool, rows_wanted: int | None = None) -> list[Strip]:
         """The entry's rows at ``width``. ``rows_wanted``: the rows at its end
@@ -166,7 +165,7 @@ class AnswerBlock(Entry):
                     self.partial = True
                     continue
                 drawn[index] = view.to_strips(block_lines(finished[index], width, view.markdown, highlighted=True), width)
-            have += len(drawn[index] or ())
+            have += len(drawn[index])
         rows: list[Strip] = []
         for index, block_rows in enumerate(drawn):
             if block_rows is None:
@@ -179,6 +178,8 @@ class AnswerBlock(Entry):
     @property
     def plain(self) -> str:
         return self.doc.text
+
+
 class ThoughtBlock(Entry):
     """Reasoning: dimmed, and folded to one line under the screen's fold (a click flips one)."""
 
