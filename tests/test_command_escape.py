@@ -19,7 +19,8 @@ from paicli_tui.policy.approval import AutoApprover
 from paicli_tui.tools.base import ToolContext
 from paicli_tui.agent.registry import ToolRegistry
 from paicli_tui.tools.trusted_urls import TrustedUrls
-from tests.support.procs import alive, gone_within, kill_quietly, read_pids
+from tests.support.procs import alive, gone_within, kill_quietly, leads_own_session_within, read_pids
+from tests.support.timing import scaled
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -73,9 +74,10 @@ def test_cancel_kills_the_group_and_reports_what_escaped(tmp_path):
     pids = []
     try:
         pids = read_pids(tmp_path / "pids", 2, 10)
-        cancel.set()
-        worker.join(timeout=10)
         escaped, grouped = pids
+        assert leads_own_session_within(escaped, 10)
+        cancel.set()
+        worker.join(timeout=scaled(10))
         content = outcome["result"].content
         assert content.startswith("cancelled; the process group was killed")
         assert reported_pids(content) == [escaped] and alive(escaped)

@@ -44,6 +44,22 @@ def gone_within(pids: list[int], seconds: float) -> bool:
     return not any(alive(pid) for pid in pids)
 
 
+def leads_own_session_within(pid: int, seconds: float) -> bool:
+    """True once ``pid`` has called setsid: the shell writes ``$!`` as soon
+    as it forks, and on a loaded machine the child may not have left the
+    group yet when the test acts on it."""
+    deadline = time.monotonic() + scaled(seconds)
+    while True:
+        try:
+            if os.getsid(pid) == pid:
+                return True
+        except ProcessLookupError:
+            return False
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)
+
+
 def read_pids(path: Path, count: int, seconds: float) -> list[int]:
     """The pids a command wrote to ``path`` (one per line), once it has ``count``."""
     deadline = time.monotonic() + scaled(seconds)
