@@ -113,8 +113,12 @@ class PaicliApp(App[None]):
         self._ui_context: contextvars.Context | None = None
         self._last_frame = 0.0
         self._gc_timer: Any = None
+        self._deep_gc_timer: Any = None
+        self._last_display = 0.0
         #: Seconds without a frame before the held full collection runs.
         self.quiet_seconds = startup_gc.QUIET_SECONDS
+        #: Seconds with nothing drawn before the deep collection.
+        self.deep_quiet_seconds = startup_gc.DEEP_QUIET_S
         #: Why the session could not start (the app then exits with 2).
         self.start_error = ""
         self.main_screen = MainScreen(session, plan=plan, earlier=earlier)
@@ -305,8 +309,26 @@ class PaicliApp(App[None]):
         busy_for = self._last_frame + self.quiet_seconds - time.monotonic()
         if busy_for > 0:  # frames went on meanwhile: wait for the quiet after them
             self._gc_timer = self.set_timer(busy_for, self._collect_if_quiet, name="quiet-gc")
-        else:
-            startup_gc.collect_full()
+            return
+        if startup_gc.deep_overdue():
+            startup_gc.collect_deep()
+            return
+        startup_gc.collect_full()
+        if self._deep_gc_timer is None and startup_gc.deep_worth_it():
+            self._deep_gc_timer = self.set_timer(self.deep_quiet_seconds, self._collect_deep_if_idle, name="deep-gc")
+
+    def _collect_deep_if_idle(self) -> None:
+        """The walk of every object waits until nothing has been drawn for
+        deep_quiet_seconds (no key, no stream): the person is away."""
+        self._deep_gc_timer = None
+        busy_for = max(self._last_frame, self._last_display) + self.deep_quiet_seconds - time.monotonic()
+        if busy_for > 0:
+            self._deep_gc_timer = self.set_timer(busy_for, self._collect_deep_if_idle, name="deep-gc")
+        elif startup_gc.holding():
+            startup_gc.collect_deep()
+
+    def post_display_hook(self) -> None:
+        self._last_display = time.monotonic()
 
     async def drain_events(self) -> None:
         """Paint everything queued since the last frame, in one pass."""

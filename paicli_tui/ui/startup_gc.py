@@ -13,6 +13,14 @@ stalls a key met. The young generations are still collected as usual;
 the app runs the full collection itself once it is quiet
 (``collect_full``), or when one is overdue however busy it is, so cyclic
 garbage cannot pile up for long.
+
+Each full collection freezes what survives it, so the next one walks only
+what was made since: after a long session a walk of every object took
+300–800 ms, met by the first key after any pause. What the frozen objects
+later drop in cycles (a closed screen's widgets) is reclaimed by the deep
+collection (``collect_deep``), which thaws everything first; the app runs
+it after DEEP_QUIET_S with nothing drawn once enough was frozen, or at the
+next quiet moment once far more was.
 """
 
 from __future__ import annotations
@@ -24,12 +32,20 @@ import time
 QUIET_SECONDS = 1.0
 #: A full collection runs at least this often, even in a stream that never pauses.
 LONGEST_WITHOUT_FULL_S = 60.0
+#: Seconds with nothing drawn before the deep collection.
+DEEP_QUIET_S = 30.0
+#: Objects frozen since the last deep collection that make another worth it.
+DEEP_AFTER_FROZEN = 50_000
+#: ... and that make it run at the next quiet moment, however busy the
+#: person is: what frozen objects drop in cycles cannot pile up unbounded.
+DEEP_AT_ONCE_FROZEN = 500_000
 #: Young collections before an automatic full one: never, in practice.
 _NEVER = 2**31 - 1
 
 _paused = False
 _held: tuple[int, int, int] | None = None  # the thresholds to give back
 _last_full = 0.0
+_frozen_at_deep = 0  # the freeze count the last deep collection left
 
 
 def pause() -> None:
@@ -42,9 +58,10 @@ def pause() -> None:
 def freeze_and_resume() -> None:
     """After the first frame: collect once, freeze what is left, resume
     collecting if ``pause`` stopped it."""
-    global _paused
+    global _paused, _frozen_at_deep
     gc.collect()
     gc.freeze()
+    _frozen_at_deep = gc.get_freeze_count()
     if _paused:
         _paused = False
         gc.enable()
@@ -60,10 +77,13 @@ def hold_full_collections() -> None:
 
 
 def release_full_collections() -> None:
+    """The app is closing: thresholds back, and what it froze thawed, so an
+    app run inside another program (tests) leaves no garbage frozen."""
     global _held
     if _held is not None:
         gc.set_threshold(*_held)
         _held = None
+        gc.unfreeze()
 
 
 def holding() -> bool:
@@ -76,6 +96,26 @@ def full_overdue(now: float | None = None) -> bool:
 
 
 def collect_full() -> None:
+    """Collect what no earlier collection froze, then freeze the survivors."""
     global _last_full
     gc.collect()
+    gc.freeze()
     _last_full = time.monotonic()
+
+
+def deep_worth_it() -> bool:
+    return gc.get_freeze_count() - _frozen_at_deep >= DEEP_AFTER_FROZEN
+
+
+def deep_overdue() -> bool:
+    return gc.get_freeze_count() - _frozen_at_deep >= DEEP_AT_ONCE_FROZEN
+
+
+def collect_deep() -> None:
+    """Walk every object, the frozen ones too, and freeze the survivors again."""
+    global _last_full, _frozen_at_deep
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
+    _last_full = time.monotonic()
+    _frozen_at_deep = gc.get_freeze_count()

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import gc
 import time
+import weakref
 
 from paicli_tui import events as ev
 from paicli_tui.ui import startup_gc
+from paicli_tui.ui.conversation import prompt_editor
 from tests.support.timing import scaled
 from tests.ui.conftest import RecordingApp, settle
 from tests.ui.fake_session import FakeSession
@@ -67,4 +69,87 @@ async def test_full_collections_wait_for_a_quiet_moment_while_the_app_runs():
         assert gc.get_threshold() == thresholds
     finally:
         gc.callbacks.remove(seen)
+        gc.unfreeze()
+
+
+class _Cycle:
+    """Garbage only the collector can free: it refers to itself."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+async def _wait_for(pilot, condition, seconds: float = 10) -> bool:
+    deadline = time.monotonic() + scaled(seconds)
+    while not condition() and time.monotonic() < deadline:
+        await pilot.pause(0.05)
+    return condition()
+
+
+async def test_a_quiet_collection_freezes_its_survivors_and_a_deep_one_frees_their_cycles(monkeypatch):
+    monkeypatch.setattr(startup_gc, "DEEP_AFTER_FROZEN", 1)
+    try:
+        app = RecordingApp(FakeSession(), theme="paicli-dark")
+        app.quiet_seconds = 0.05
+        app.deep_quiet_seconds = 0.5
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            kept = [_Cycle()]
+            gone = weakref.ref(kept[0])
+            frozen_before = gc.get_freeze_count()
+            app.pump.put(ev.AgentNote("agent", "a frame to paint"))
+            # The quiet collection left the cycle alive (it was referred to) and frozen.
+            assert await _wait_for(pilot, lambda: gc.get_freeze_count() > frozen_before)
+            assert app._deep_gc_timer is not None
+            kept.clear()
+            gc.collect()
+            assert gone() is not None, "a frozen cycle was walked by an ordinary collection"
+            # Nothing drawn for deep_quiet_seconds: the deep collection walks the frozen too.
+            assert await _wait_for(pilot, lambda: gone() is None), "the deep collection never freed the cycle"
+            assert app._deep_gc_timer is None
+    finally:
+        gc.unfreeze()
+
+
+async def test_the_deep_collection_waits_while_the_screen_keeps_changing(monkeypatch):
+    monkeypatch.setattr(startup_gc, "DEEP_AFTER_FROZEN", 1)
+    monkeypatch.setattr(prompt_editor, "CURSOR_BLINK_S", scaled(0.5))  # the blink draws too
+    deep: list[float] = []
+    monkeypatch.setattr(startup_gc, "collect_deep", lambda: deep.append(time.monotonic()))
+    try:
+        app = RecordingApp(FakeSession(), theme="paicli-dark")
+        app.quiet_seconds = 0.05
+        app.deep_quiet_seconds = scaled(1.0)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            app.pump.put(ev.AgentNote("agent", "a frame to paint"))
+            assert await _wait_for(pilot, lambda: app._deep_gc_timer is not None)
+            typed_until = time.monotonic() + 3 * app.deep_quiet_seconds
+            while time.monotonic() < typed_until:  # a person typing: a key drawn every few tenths
+                await pilot.press("x")
+                await pilot.pause(0.2)
+            assert not deep, "the deep collection ran while keys were being drawn"
+            assert await _wait_for(pilot, lambda: bool(deep), 10)
+            assert deep[0] - app._last_display >= app.deep_quiet_seconds * 0.99
+    finally:
+        gc.unfreeze()
+
+
+async def test_the_deep_collection_runs_at_the_next_quiet_moment_once_far_too_much_is_frozen(monkeypatch):
+    try:
+        app = RecordingApp(FakeSession(), theme="paicli-dark")
+        app.quiet_seconds = 0.05
+        app.deep_quiet_seconds = 3600  # the person never steps away
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            kept = [_Cycle()]
+            gone = weakref.ref(kept[0])
+            frozen_before = gc.get_freeze_count()
+            app.pump.put(ev.AgentNote("agent", "a frame to paint"))
+            assert await _wait_for(pilot, lambda: gc.get_freeze_count() > frozen_before)
+            kept.clear()
+            monkeypatch.setattr(startup_gc, "DEEP_AT_ONCE_FROZEN", 1)
+            app.pump.put(ev.AgentNote("agent", "another frame"))
+            assert await _wait_for(pilot, lambda: gone() is None), "the frozen cycle outlived a quiet moment"
+    finally:
         gc.unfreeze()
