@@ -91,7 +91,7 @@ async def test_a_quiet_collection_freezes_its_survivors_and_a_deep_one_frees_the
     try:
         app = RecordingApp(FakeSession(), theme="paicli-dark")
         app.quiet_seconds = 0.05
-        app.deep_quiet_seconds = 0.5
+        app.deep_quiet_seconds = 3600  # not before the cycle is dropped, however slow the machine
         async with app.run_test(size=(100, 30)) as pilot:
             await settle(pilot)
             kept = [_Cycle()]
@@ -104,7 +104,11 @@ async def test_a_quiet_collection_freezes_its_survivors_and_a_deep_one_frees_the
             kept.clear()
             gc.collect()
             assert gone() is not None, "a frozen cycle was walked by an ordinary collection"
-            # Nothing drawn for deep_quiet_seconds: the deep collection walks the frozen too.
+            # Its timer due: once nothing has been drawn for deep_quiet_seconds, the
+            # deep collection walks the frozen objects too.
+            app.deep_quiet_seconds = 0.3
+            app._deep_gc_timer.stop()
+            app._collect_deep_if_idle()
             assert await _wait_for(pilot, lambda: gone() is None), "the deep collection never freed the cycle"
             assert app._deep_gc_timer is None
     finally:
@@ -115,7 +119,8 @@ async def test_the_deep_collection_waits_while_the_screen_keeps_changing(monkeyp
     monkeypatch.setattr(startup_gc, "DEEP_AFTER_FROZEN", 1)
     monkeypatch.setattr(prompt_editor, "CURSOR_BLINK_S", scaled(0.5))  # the blink draws too
     deep: list[float] = []
-    monkeypatch.setattr(startup_gc, "collect_deep", lambda: deep.append(time.monotonic()))
+    # What it records: how long nothing had been drawn when it ran.
+    monkeypatch.setattr(startup_gc, "collect_deep", lambda: deep.append(time.monotonic() - app._last_display))
     try:
         app = RecordingApp(FakeSession(), theme="paicli-dark")
         app.quiet_seconds = 0.05
@@ -130,7 +135,7 @@ async def test_the_deep_collection_waits_while_the_screen_keeps_changing(monkeyp
                 await pilot.pause(0.2)
             assert not deep, "the deep collection ran while keys were being drawn"
             assert await _wait_for(pilot, lambda: bool(deep), 10)
-            assert deep[0] - app._last_display >= app.deep_quiet_seconds * 0.99
+            assert deep[0] >= app.deep_quiet_seconds * 0.99
     finally:
         gc.unfreeze()
 
