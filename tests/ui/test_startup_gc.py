@@ -94,6 +94,8 @@ async def test_a_quiet_collection_freezes_its_survivors_and_a_deep_one_frees_the
         app.deep_quiet_seconds = 3600  # not before the cycle is dropped, however slow the machine
         async with app.run_test(size=(100, 30)) as pilot:
             await settle(pilot)
+            # The start-up freeze comes after the first frame: on a loaded machine, after settle.
+            assert await _wait_for(pilot, startup_gc.holding)
             kept = [_Cycle()]
             gone = weakref.ref(kept[0])
             frozen_before = gc.get_freeze_count()
@@ -147,6 +149,8 @@ async def test_the_deep_collection_runs_at_the_next_quiet_moment_once_far_too_mu
         app.deep_quiet_seconds = 3600  # the person never steps away
         async with app.run_test(size=(100, 30)) as pilot:
             await settle(pilot)
+            # The start-up freeze comes after the first frame: on a loaded machine, after settle.
+            assert await _wait_for(pilot, startup_gc.holding)
             kept = [_Cycle()]
             gone = weakref.ref(kept[0])
             frozen_before = gc.get_freeze_count()
