@@ -7,6 +7,8 @@ import gc
 import time
 import weakref
 
+import pytest
+
 from paicli_tui import events as ev
 from paicli_tui.ui import startup_gc
 from paicli_tui.ui.conversation import prompt_editor
@@ -86,7 +88,26 @@ async def _wait_for(pilot, condition, seconds: float = 10) -> bool:
     return condition()
 
 
-async def test_a_quiet_collection_freezes_its_survivors_and_a_deep_one_frees_their_cycles(monkeypatch):
+@pytest.fixture
+def own_start(monkeypatch) -> list[bool]:
+    """This test's app starts from a clean collector state, and the list
+    fills once its own start-up freeze ran. An earlier app in the same
+    worker may have been torn down before its start-up freeze (which then
+    held collections for good) and long ago, so that full collections were
+    "overdue" at every frame and no quiet moment was ever waited for."""
+    startup_gc.release_full_collections()
+    frozen: list[bool] = []
+    freeze = startup_gc.freeze_and_resume
+
+    def recorded() -> None:
+        freeze()
+        frozen.append(True)
+
+    monkeypatch.setattr(startup_gc, "freeze_and_resume", recorded)
+    return frozen
+
+
+async def test_a_quiet_collection_freezes_its_survivors_and_a_deep_one_frees_their_cycles(monkeypatch, own_start):
     monkeypatch.setattr(startup_gc, "DEEP_AFTER_FROZEN", 1)
     try:
         app = RecordingApp(FakeSession(), theme="paicli-dark")
@@ -95,7 +116,7 @@ async def test_a_quiet_collection_freezes_its_survivors_and_a_deep_one_frees_the
         async with app.run_test(size=(100, 30)) as pilot:
             await settle(pilot)
             # The start-up freeze comes after the first frame: on a loaded machine, after settle.
-            assert await _wait_for(pilot, startup_gc.holding)
+            assert await _wait_for(pilot, lambda: bool(own_start))
             kept = [_Cycle()]
             gone = weakref.ref(kept[0])
             frozen_before = gc.get_freeze_count()
@@ -117,7 +138,7 @@ async def test_a_quiet_collection_freezes_its_survivors_and_a_deep_one_frees_the
         gc.unfreeze()
 
 
-async def test_the_deep_collection_waits_while_the_screen_keeps_changing(monkeypatch):
+async def test_the_deep_collection_waits_while_the_screen_keeps_changing(monkeypatch, own_start):
     monkeypatch.setattr(startup_gc, "DEEP_AFTER_FROZEN", 1)
     monkeypatch.setattr(prompt_editor, "CURSOR_BLINK_S", scaled(0.5))  # the blink draws too
     deep: list[float] = []
@@ -142,7 +163,7 @@ async def test_the_deep_collection_waits_while_the_screen_keeps_changing(monkeyp
         gc.unfreeze()
 
 
-async def test_the_deep_collection_runs_at_the_next_quiet_moment_once_far_too_much_is_frozen(monkeypatch):
+async def test_the_deep_collection_runs_at_the_next_quiet_moment_once_far_too_much_is_frozen(monkeypatch, own_start):
     try:
         app = RecordingApp(FakeSession(), theme="paicli-dark")
         app.quiet_seconds = 0.05
@@ -150,7 +171,7 @@ async def test_the_deep_collection_runs_at_the_next_quiet_moment_once_far_too_mu
         async with app.run_test(size=(100, 30)) as pilot:
             await settle(pilot)
             # The start-up freeze comes after the first frame: on a loaded machine, after settle.
-            assert await _wait_for(pilot, startup_gc.holding)
+            assert await _wait_for(pilot, lambda: bool(own_start))
             kept = [_Cycle()]
             gone = weakref.ref(kept[0])
             frozen_before = gc.get_freeze_count()
