@@ -112,6 +112,7 @@ class PaicliApp(App[None]):
         self._frame_timer: Any = None
         self._ui_context: contextvars.Context | None = None
         self._last_frame = 0.0
+        self._unmounted = False
         self._gc_timer: Any = None
         self._deep_gc_timer: Any = None
         self._last_display = 0.0
@@ -196,10 +197,17 @@ class PaicliApp(App[None]):
         # widgets and the imported libraries that was a 60–70 ms stall in
         # the middle of streaming (bench/ui_stream.py). What exists once the
         # app is up lives as long as the app; leave it out of those walks.
+        if self._unmounted:
+            # Queued before the app closed early: holding now would outlive the
+            # app and stop full collections for the rest of the process.
+            startup_gc.resume()
+            return
         startup_gc.freeze_and_resume()
         startup_gc.hold_full_collections()
 
     async def on_unmount(self) -> None:
+        self._unmounted = True
+        startup_gc.resume()
         startup_gc.release_full_collections()
         self.pump.set_waker(None)
         self._unsubscribe()

@@ -67,6 +67,15 @@ def freeze_and_resume() -> None:
         gc.enable()
 
 
+def resume() -> None:
+    """Collect again if ``pause`` stopped it, freezing nothing: the app
+    closed before its first frame."""
+    global _paused
+    if _paused:
+        _paused = False
+        gc.enable()
+
+
 def hold_full_collections() -> None:
     """Automatic full collections stop until ``release_full_collections``."""
     global _held, _last_full

@@ -183,3 +183,20 @@ async def test_the_deep_collection_runs_at_the_next_quiet_moment_once_far_too_mu
             assert await _wait_for(pilot, lambda: gone() is None), "the frozen cycle outlived a quiet moment"
     finally:
         gc.unfreeze()
+
+
+async def test_a_start_up_freeze_due_after_the_app_closed_holds_nothing_and_resumes_the_collector():
+    startup_gc.release_full_collections()
+    app = RecordingApp(FakeSession(), theme="paicli-dark")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+    # What a freeze queued by call_after_refresh meets when the app closed first.
+    startup_gc.pause()
+    try:
+        app._freeze_startup_objects()
+        assert gc.isenabled(), "the collector stayed paused after the app closed"
+        assert not startup_gc.holding(), "full collections held by an app that is gone"
+    finally:
+        gc.enable()
+        startup_gc.release_full_collections()
+        gc.unfreeze()
