@@ -45,7 +45,11 @@ _NEVER = 2**31 - 1
 _paused = False
 _held: tuple[int, int, int] | None = None  # the thresholds to give back
 _last_full = 0.0
-_frozen_at_deep = 0  # the freeze count the last deep collection left
+# Objects frozen since the start-up freeze or the last deep collection. Not
+# the freeze count's growth: frozen objects freed by reference counting
+# leave it, and a session that frees many start-up objects would put the
+# deep collection off for as many.
+_frozen_since_deep = 0
 
 
 def pause() -> None:
@@ -58,10 +62,10 @@ def pause() -> None:
 def freeze_and_resume() -> None:
     """After the first frame: collect once, freeze what is left, resume
     collecting if ``pause`` stopped it."""
-    global _paused, _frozen_at_deep
+    global _paused, _frozen_since_deep
     gc.collect()
     gc.freeze()
-    _frozen_at_deep = gc.get_freeze_count()
+    _frozen_since_deep = 0
     if _paused:
         _paused = False
         gc.enable()
@@ -108,23 +112,30 @@ def collect_full() -> None:
     """Collect what no earlier collection froze, then freeze the survivors."""
     global _last_full
     gc.collect()
-    gc.freeze()
+    _freeze_survivors()
     _last_full = time.monotonic()
 
 
+def _freeze_survivors() -> None:
+    global _frozen_since_deep
+    before = gc.get_freeze_count()
+    gc.freeze()
+    _frozen_since_deep += gc.get_freeze_count() - before
+
+
 def deep_worth_it() -> bool:
-    return gc.get_freeze_count() - _frozen_at_deep >= DEEP_AFTER_FROZEN
+    return _frozen_since_deep >= DEEP_AFTER_FROZEN
 
 
 def deep_overdue() -> bool:
-    return gc.get_freeze_count() - _frozen_at_deep >= DEEP_AT_ONCE_FROZEN
+    return _frozen_since_deep >= DEEP_AT_ONCE_FROZEN
 
 
 def collect_deep() -> None:
     """Walk every object, the frozen ones too, and freeze the survivors again."""
-    global _last_full, _frozen_at_deep
+    global _last_full, _frozen_since_deep
     gc.unfreeze()
     gc.collect()
     gc.freeze()
     _last_full = time.monotonic()
-    _frozen_at_deep = gc.get_freeze_count()
+    _frozen_since_deep = 0

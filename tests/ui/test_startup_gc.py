@@ -44,6 +44,22 @@ def test_a_collector_someone_else_disabled_stays_disabled():
         gc.unfreeze()
 
 
+def test_start_up_objects_freed_later_do_not_put_the_deep_collection_off(monkeypatch):
+    monkeypatch.setattr(startup_gc, "DEEP_AT_ONCE_FROZEN", 100)
+    gc.unfreeze()
+    try:
+        start_up = [[] for _ in range(10_000)]
+        startup_gc.freeze_and_resume()
+        del start_up  # freed by reference counting: they leave the frozen objects
+        made_since = [[] for _ in range(200)]
+        startup_gc.collect_full()
+        assert startup_gc.deep_overdue(), f"{len(made_since)} objects frozen since: the deep collection is due"
+        startup_gc.collect_deep()
+        assert not startup_gc.deep_overdue()
+    finally:
+        gc.unfreeze()
+
+
 async def test_full_collections_wait_for_a_quiet_moment_while_the_app_runs():
     thresholds = gc.get_threshold()
     full: list[int] = []
