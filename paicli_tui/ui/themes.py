@@ -46,7 +46,7 @@ def _colour(key: str, value: object) -> str:
 def theme_from_table(data: dict) -> Theme:
     """A theme file's table as a Textual theme; ValueError naming the key.
     Checked by hand rather than by a pydantic model: themes load before the
-    first frame, and pydantic's import would double paicli's start-up."""
+    first frame, which is drawn without pydantic (config/preview.py)."""
     for key in data:
         if key not in ("name", "dark", "variables", *COLOUR_KEYS):
             raise ValueError(f"{key}: unknown key")
