@@ -220,7 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from paicli_tui.ui import startup_gc
 
         startup_gc.pause()  # until the first frame is drawn
-    from paicli_tui.config.settings import ConfigError, check_dirs
+    from paicli_tui.config.paths import ConfigError, check_dirs
 
     try:
         # The app and `run` write a ledger, `undo` its record of what it restored, index and memory

@@ -18,7 +18,9 @@ from paicli_tui.ui.review.plan_reviewer import UIPlanReviewer
 print(json.dumps(sorted({name.split('.')[0] for name in sys.modules})))
 """
 
-HEAVY = {"mcp", "jsonschema", "httpx", "httpcore", "anyio", "sqlite3", "acp", "paicli_tui.session.live"}
+#: pydantic too: settings that passed before are validated after the first
+#: frame (config/preview.py), and themes are checked without it.
+HEAVY = {"mcp", "jsonschema", "httpx", "httpcore", "anyio", "sqlite3", "acp", "pydantic", "paicli_tui.session.live"}
 
 
 def test_what_the_first_screen_needs_imports_none_of_the_engine_libraries():

@@ -30,7 +30,7 @@ from typing import Callable
 from paicli_tui.policy.redaction import redact_secret_shapes
 from typing import BinaryIO, Iterator
 
-from paicli_tui.config.settings import data_dir
+from paicli_tui.config.paths import data_dir
 
 DEFAULT_MAX_BYTES = 256 * 2**20
 #: A run that never recorded its end (another paicli still running, or one

@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from paicli_tui.config import secret_store
-from paicli_tui.config.settings import ConfigError, Settings
-from paicli_tui.config.loading import load_settings
-from paicli_tui.records.prices import cost_limit_refusal
+from paicli_tui.config.paths import ConfigError
+
+if TYPE_CHECKING:
+    from paicli_tui.config.settings import Settings
 
 #: argparse attribute → Settings field, for flags that override settings.
 FLAG_SETTINGS = {
@@ -44,11 +46,19 @@ class CommandError(Exception):
         self.code = code
 
 
-def settings_from_args(args: argparse.Namespace) -> Settings:
+def settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings the flags set (None: not given)."""
     overrides = {field: getattr(args, attr, None) for attr, field in FLAG_SETTINGS.items()}
     if getattr(args, "demo", False):
         overrides.update(provider="demo", base_url=None, model=None, api_key_env=None)
-    settings = load_settings(overrides)
+    return overrides
+
+
+def settings_from_args(args: argparse.Namespace) -> "Settings":
+    from paicli_tui.config.loading import load_settings
+    from paicli_tui.records.prices import cost_limit_refusal
+
+    settings = load_settings(settings_overrides(args))
     refusal = cost_limit_refusal(settings)
     if refusal is not None:  # never silently ignored
         raise ConfigError(refusal)
@@ -70,7 +80,7 @@ def fail(message: str, code: int = 2) -> int:
     return code
 
 
-def load_or_fail(args: argparse.Namespace) -> Settings | int:
+def load_or_fail(args: argparse.Namespace) -> "Settings | int":
     try:
         return settings_from_args(args)
     except ConfigError as exc:

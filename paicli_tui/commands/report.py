@@ -12,7 +12,7 @@ import json
 import sys
 
 from paicli_tui.commands.common import fail
-from paicli_tui.config.settings import ConfigError
+from paicli_tui.config.paths import ConfigError
 from paicli_tui.config.loading import load_settings
 from pathlib import Path
 

@@ -1,7 +1,10 @@
 """`paicli` with no command: the full-screen app in the workspace.
 
 Bad configuration or a bad ``--plan-file`` is reported as one line (exit 2)
-before the screen opens; Textual is imported only after that.
+before the screen opens; Textual is imported only after that. Settings
+exactly as they passed validation before are validated again after the
+first frame, off the UI thread (config/preview.py): pydantic is not
+imported before it.
 
 SIGTERM and SIGHUP cancel the run as Esc does and close the app: the ledger
 gets ``run_cancelled`` and ``run_outcome``, every command process group is
@@ -16,16 +19,27 @@ import os
 import sys
 from pathlib import Path
 
-from paicli_tui.commands.common import CommandError, fail, load_or_fail, workspace_from_args
+from paicli_tui.commands.common import (
+    CommandError, fail, settings_from_args, settings_overrides, workspace_from_args,
+)
 from paicli_tui.commands import typeahead
-from paicli_tui.config.settings import ConfigError
+from paicli_tui.config import secret_store
+from paicli_tui.config.paths import ConfigError
+from paicli_tui.config.preview import SettingsPreview, read_preview, remember_checked
 from paicli_tui.session.shutdown import CANCEL_GRACE_S, SignalShutdown
 
 
 def main(args: argparse.Namespace) -> int:
-    settings = load_or_fail(args)
-    if isinstance(settings, int):
-        return settings
+    try:
+        preview = read_preview(settings_overrides(args))
+        settings = None
+        if preview is None or not preview.checked_before:
+            settings = _validated(args, preview)
+        else:
+            # Before any thread starts (secret_store.py); validation repeats it.
+            secret_store.capture(preview.resolved().api_key_env)
+    except ConfigError as exc:
+        return fail(str(exc), 2)
     try:
         workspace = workspace_from_args(args)
     except CommandError as exc:
@@ -52,7 +66,9 @@ def main(args: argparse.Namespace) -> int:
     reviewer = UIPlanReviewer()
     session_id = conversation.session if conversation is not None else None
     executor = None
-    if settings.executor.kind != "local":  # a cluster is reached, or refused in one line, before the screen opens
+    # A cluster is reached, or refused in one line, before the screen opens
+    # (the preview leaves any executor but the local one to validation).
+    if settings is not None and settings.executor.kind != "local":
         from paicli_tui.executors import ExecutorUnavailable, open_executor
 
         try:
@@ -64,16 +80,19 @@ def main(args: argparse.Namespace) -> int:
         # Imported here, in the app's start-up thread: the first screen draws without it.
         from paicli_tui.session.live import Session
 
-        session = Session(settings, workspace, approver=approver, plan_reviewer=reviewer, session_id=session_id,
+        # A ConfigError here closes the app with its one line and exit 2.
+        checked = settings if settings is not None else _validated(args, preview)
+        session = Session(checked, workspace, approver=approver, plan_reviewer=reviewer, session_id=session_id,
                           executor=executor)
         if conversation is not None and conversation.messages:
             session.restore_history(conversation.messages)  # compacted as any history is, once it grows
         return session
 
     # The session (ledger, knowledge, MCP servers) is built after the first frame.
-    starting = StartingSession(settings, workspace, start_session)
+    shown = settings if settings is not None else preview
+    starting = StartingSession(shown, workspace, start_session)
     starting.session_id = session_id or ""
-    app = PaicliApp(starting, approver=approver, theme=settings.theme, plan=plan,
+    app = PaicliApp(starting, approver=approver, theme=shown.theme, plan=plan,
                     earlier=conversation.turns if conversation is not None else ())
     reviewer.attach(app)
     shutdown = SignalShutdown(
@@ -94,6 +113,13 @@ def main(args: argparse.Namespace) -> int:
     if shutdown.signum is not None:
         return shutdown.exit_code
     return app.return_code or 0
+
+
+def _validated(args: argparse.Namespace, preview: SettingsPreview | None):
+    """The settings, validated; ConfigError in one line."""
+    settings = settings_from_args(args)
+    remember_checked(preview, list(type(settings).model_fields))
+    return settings
 
 
 def _continued(args: argparse.Namespace, workspace: Path):

@@ -4,16 +4,14 @@ PAICLI_* environment, then the flags; one remembered key written back."""
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from paicli_tui.config.paths import ConfigError, config_file
+from paicli_tui.config.preview import ENV_PREFIX, read_toml
 from paicli_tui.config.settings import Settings
-
-ENV_PREFIX = "PAICLI_"
 
 
 def _env_values() -> dict[str, str]:
@@ -39,16 +37,6 @@ def _describe(error: ValidationError, source: str) -> str:
     if first["type"] == "extra_forbidden":
         message = REPLACED_SETTINGS.get(key, "unknown setting")
     return f"{source}: {key}: {message}"
-
-
-def read_toml(path: Path) -> dict[str, Any]:
-    """A TOML file's tables; ConfigError naming the file and the problem."""
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read: {exc}") from None
 
 
 def load_settings(overrides: dict[str, Any] | None = None, path: Path | None = None) -> Settings:

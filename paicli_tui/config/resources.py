@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from paicli_tui.config.settings import config_dir
+from paicli_tui.config.paths import config_dir
 
 #: The package root: this module lives one folder down, in config/.
 _PACKAGE = Path(__file__).resolve().parent.parent

@@ -17,7 +17,7 @@ from paicli_tui.config.atomic_file import write_atomically
 import json
 from pathlib import Path
 
-from paicli_tui.config.settings import ConfigError, config_dir
+from paicli_tui.config.paths import ConfigError, config_dir
 
 from paicli_tui.config.loading import read_toml
 

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 from paicli_tui.config.atomic_file import write_atomically
-from paicli_tui.config.settings import ConfigError, config_dir
+from paicli_tui.config.paths import ConfigError, config_dir
 from paicli_tui.config.loading import read_toml
 from paicli_tui.policy.grants import parse_rule
 

@@ -17,7 +17,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from paicli_tui.config import resources
-from paicli_tui.config.settings import MODES, config_dir
+from paicli_tui.config.paths import config_dir
+from paicli_tui.config.presets import MODES
 from paicli_tui.prompting.sections import replace_sections, take_section
 from paicli_tui.prompting.skills import Skill, discover_skills, index_lines
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from paicli_tui.config.settings import data_dir
+from paicli_tui.config.paths import data_dir
 from paicli_tui.events import Event, EventBus, ModelDelta
 from paicli_tui.records.ledger_schema import BadLine, checked_line
 from paicli_tui.policy.redaction import MIN_KEY_CHARS, Redactor

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from paicli_tui.config.settings import ConfigError
+from paicli_tui.config.paths import ConfigError
 from paicli_tui.mcp.specs import McpConfig, load_mcp_config
 
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from paicli_tui.config.settings import checked_mode, next_mode
+from paicli_tui.config.presets import checked_mode, next_mode
 from paicli_tui.events import ModeChanged, ModelChanged
 from paicli_tui.session.port import SessionBusy
 

@@ -17,12 +17,13 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from paicli_tui.config.settings import MODES, next_mode
+from paicli_tui.config.presets import MODES, next_mode
 from paicli_tui.events import EventBus
 from paicli_tui.llm.types import Usage
 from paicli_tui.session.port import SessionBusy
 
 if TYPE_CHECKING:
+    from paicli_tui.config.preview import SettingsPreview
     from paicli_tui.config.settings import Settings
     from paicli_tui.policy.grants import Grant, GrantStore
     from paicli_tui.prompting.skills import Skill
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 STARTING_HINT = "starting… type ahead: Enter queues it until the session is ready"
 
 
-def model_label_for(settings: "Settings") -> str:
+def model_label_for(settings: "Settings | SettingsPreview") -> str:
     """The label the status bar shows, without building the client
     (``ChatClient.from_settings`` gives the same)."""
     return "demo (DEMO)" if settings.provider == "demo" else settings.resolved().model
@@ -50,8 +51,11 @@ class StartingSession:
     isolation = None
     hooks = None
 
-    def __init__(self, settings: "Settings", workspace: Path, start: Callable[[], "SessionPort"]) -> None:
-        """``start``: builds the real session (called once, off the UI thread)."""
+    def __init__(self, settings: "Settings | SettingsPreview", workspace: Path,
+                 start: Callable[[], "SessionPort"]) -> None:
+        """``settings``: validated, or their preview when ``start`` validates
+        them (config/preview.py); ``start``: builds the real session (called
+        once, off the UI thread)."""
         self.settings = settings
         self.workspace = workspace
         self.start = start

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Sequence
 from textual.app import App
 from textual.binding import Binding
 
-from paicli_tui.config.loading import remember
 from paicli_tui.session.shutdown import exit_code_for, signal_name
 from paicli_tui.session.starting import StartingSession
 from paicli_tui.policy.approval import ApprovalAnswer, Decision
@@ -271,6 +270,8 @@ class PaicliApp(App[None]):
         if theme.name == self._remembered_theme or not self._remember_theme:
             return
         self._remembered_theme = theme.name
+        from paicli_tui.config.loading import remember  # pydantic: not before the first frame
+
         try:
             remember("theme", theme.name)
         except OSError as exc:

@@ -5,11 +5,11 @@ skipped and reported by name."""
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
@@ -27,49 +27,45 @@ VARIABLE_DEFAULTS = {
 }
 
 
-class ThemeFile(BaseModel):
-    """One theme file."""
+#: The colour keys a theme file may set; ``primary`` is required.
+COLOUR_KEYS = ("primary", "secondary", "accent", "background", "surface", "panel", "foreground",
+               "warning", "error", "success")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
-    model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-    """Name used by /theme and the command palette."""
-    dark: bool = True
-    primary: str
-    secondary: str | None = None
-    accent: str | None = None
-    background: str | None = None
-    surface: str | None = None
-    panel: str | None = None
-    foreground: str | None = None
-    warning: str | None = None
-    error: str | None = None
-    success: str | None = None
-    variables: dict[str, str] = Field(default_factory=dict)
-    """Extra CSS variables, e.g. ``mode-ask = "#E0A458"``."""
+def _colour(key: str, value: object) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{key}: a colour is a string, like \"#3388ff\"")
+    try:
+        Color.parse(value)
+    except ColorParseError:
+        raise ValueError(f"{key}: {value!r} is not a colour") from None
+    return value
 
-    @field_validator(
-        "primary", "secondary", "accent", "background", "surface", "panel", "foreground", "warning", "error", "success"
-    )
-    @classmethod
-    def _is_colour(cls, value: str | None) -> str | None:
-        if value is not None:
-            try:
-                Color.parse(value)
-            except ColorParseError:
-                raise ValueError(f"{value!r} is not a colour") from None
-        return value
 
-    @field_validator("variables")
-    @classmethod
-    def _known_variables_are_colours(cls, variables: dict[str, str]) -> dict[str, str]:
-        for name, value in variables.items():
-            if name in VARIABLE_DEFAULTS:
-                cls._is_colour(value)
-        return variables
-
-    def to_theme(self) -> Theme:
-        return Theme(**self.model_dump())
+def theme_from_table(data: dict) -> Theme:
+    """A theme file's table as a Textual theme; ValueError naming the key.
+    Checked by hand rather than by a pydantic model: themes load before the
+    first frame, which is drawn without pydantic (config/preview.py)."""
+    for key in data:
+        if key not in ("name", "dark", "variables", *COLOUR_KEYS):
+            raise ValueError(f"{key}: unknown key")
+    name = data.get("name")
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise ValueError("name: required: letters, digits, '_', '.' and '-', starting with a letter or digit")
+    dark = data.get("dark", True)
+    if not isinstance(dark, bool):
+        raise ValueError("dark: true or false")
+    if "primary" not in data:
+        raise ValueError("primary: required")
+    colours = {key: _colour(key, data[key]) for key in COLOUR_KEYS if key in data}
+    variables = data.get("variables", {})
+    if not isinstance(variables, dict) or not all(isinstance(v, str) for v in variables.values()):
+        raise ValueError("variables: a table of strings")
+    for key, value in variables.items():
+        if key in VARIABLE_DEFAULTS:
+            _colour(f"variables.{key}", value)
+    return Theme(name=name, dark=dark, variables=dict(variables), **colours)
 
 
 @dataclass(frozen=True)
@@ -89,13 +85,7 @@ def read_theme_file(path: Path) -> Theme:
         raise ValueError(f"not valid TOML: {exc}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"cannot read: {exc}") from None
-    try:
-        return ThemeFile(**data).to_theme()
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        key = ".".join(str(p) for p in first["loc"]) or "?"
-        message = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
-        raise ValueError(f"{key}: {message}") from None
+    return theme_from_table(data)
 
 
 def load_themes(folders: list[Path] | None = None) -> tuple[list[Theme], list[ThemeProblem]]:

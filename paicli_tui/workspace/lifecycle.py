@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from paicli_tui.checkpoints.store import workspace_key
-from paicli_tui.config.settings import data_dir
+from paicli_tui.config.paths import data_dir
 from paicli_tui.workspace.git import GitError, IsolationUnavailable, require_version
 from paicli_tui.workspace.run import IsolatedRun
 from paicli_tui.workspace.shadow import WORKSPACE_FILE, ShadowRepo

@@ -28,14 +28,16 @@ class PtyApp:
     which reads them before the terminal), so a resize would never reach it."""
 
     def __init__(self, args: list[str], *, cwd: Path, env: dict[str, str], columns: int = 120, lines: int = 36,
-                 resizable: bool = False) -> None:
+                 resizable: bool = False, program: list[str] | None = None) -> None:
+        """``program``: what runs instead of ``python -m paicli_tui`` (a probe
+        wrapping it), given ``args`` too."""
         self.screen = pyte.Screen(columns, lines)
         self.stream = pyte.ByteStream(self.screen)
         master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", lines, columns, 0, 0))
         self.master = master
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "paicli_tui", *args],
+            [*(program or [sys.executable, "-m", "paicli_tui"]), *args],
             cwd=cwd,
             env=self._environment(env, columns, lines, resizable),
             stdin=slave,

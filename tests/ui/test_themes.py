@@ -57,6 +57,10 @@ def test_bad_theme_files_are_reported_by_file_and_key(tmp_path):
         "extra.toml": ('name = "z"\nprimary = "#fff"\nsparkle = true\n', "sparkle: unknown key"),
         "broken.toml": ('name = "w\n', "not valid TOML"),
         "variable.toml": ('name = "v"\nprimary = "#fff"\n[variables]\ndiff-added = "greenish"\n', "variables"),
+        "name.toml": ('name = "-dash"\nprimary = "#fff"\n', "name: required"),
+        "dark.toml": ('name = "d"\nprimary = "#fff"\ndark = "yes"\n', "dark: true or false"),
+        "number.toml": ('name = "n"\nprimary = 3\n', "primary: a colour is a string"),
+        "table.toml": ('name = "t"\nprimary = "#fff"\nvariables = "x"\n', "variables: a table of strings"),
     }
     for name, (text, _) in cases.items():
         (tmp_path / name).write_text(text, encoding="utf-8")

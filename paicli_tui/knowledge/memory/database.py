@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from paicli_tui.config.settings import data_dir
+from paicli_tui.config.paths import data_dir
 
 FILE_NAME = "knowledge.sqlite3"
 BUSY_TIMEOUT_MS = 10_000

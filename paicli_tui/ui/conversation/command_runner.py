@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from paicli_tui.config.settings import MODES
+from paicli_tui.config.presets import MODES
 from paicli_tui.present.figures import session_price
 from paicli_tui.ui.conversation.slash_commands import SlashCommand
 

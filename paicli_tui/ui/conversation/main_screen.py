@@ -26,7 +26,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 
 from paicli_tui import events as ev
-from paicli_tui.config.settings import MODES
+from paicli_tui.config.presets import MODES
 from paicli_tui.llm.types import Usage
 from paicli_tui.plan.model import id_prefix_of
 from paicli_tui.present.figures import session_price

@@ -50,7 +50,7 @@ class Entry:
 def history_path(workspace: Path, data_dir: Path | None = None) -> Path:
     """Where ``workspace``'s history lives."""
     if data_dir is None:
-        from paicli_tui.config.settings import data_dir as default_data_dir
+        from paicli_tui.config.paths import data_dir as default_data_dir
 
         data_dir = default_data_dir()
     key = hashlib.sha256(str(Path(workspace).resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:32]

@@ -16,7 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from paicli_tui.config.settings import ConfigError
+from paicli_tui.config.paths import ConfigError
 from paicli_tui.ui.mcp.mcp_view import NO_SERVERS, server_details, server_line
 
 if TYPE_CHECKING:

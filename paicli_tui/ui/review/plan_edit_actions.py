@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from paicli_tui.config.settings import data_dir
+from paicli_tui.config.paths import data_dir
 from paicli_tui.plan import edits
 from paicli_tui.ui.common.dialogs import Confirm
 from paicli_tui.ui.review.plan_edit_dialogs import TextPrompt, dependency_picker, type_picker
