@@ -29,7 +29,9 @@ from tests.ui.test_run_screen_flow import until
 
 pytestmark = pytest.mark.timeout(60)
 
-STEPS = [("make one", []), ("make two", []), ("make three", [1]), ("make four", [2])]
+#: The last two need both first ones: however the two workers are scheduled,
+#: nothing else has finished when the later of the first two does.
+STEPS = [("make one", []), ("make two", []), ("make three", [1, 2]), ("make four", [1, 2])]
 SIZES = {"wide": (120, 36), "narrow": (80, 24)}
 
 
