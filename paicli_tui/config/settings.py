@@ -288,5 +288,3 @@ class Price(BaseModel):
 
 
 Settings.model_rebuild()
-
-
