@@ -100,7 +100,7 @@ def test_a_damaged_record_only_means_validating_before_the_screen():
         assert read_preview({}).checked_before is False
 
 
-def test_a_record_that_cannot_be_written_is_skipped(monkeypatch):
+def test_a_record_that_cannot_be_written_is_skipped():
     _write_config('workers = 3\n')
     (data_dir() / CHECKED_FILE).mkdir(parents=True)  # a folder where the file goes
     remember_checked(read_preview({}), FIELDS)

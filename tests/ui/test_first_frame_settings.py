@@ -48,6 +48,24 @@ def _start(tmp_path, record) -> PtyApp:
                   program=[sys.executable, "-c", PROBE])
 
 
+def _recorded_as_passed():
+    """Record the settings `paicli --demo` reads now as having passed validation."""
+    overrides = settings_overrides(build_parser().parse_args(["--demo"]))
+    remember_checked(read_preview(overrides), list(Settings.model_fields))
+    return read_preview(overrides)
+
+
+def _screen_at_exit_2(tmp_path, record) -> str:
+    """Start `paicli --demo`, expect it to end with exit 2; the terminal's text then."""
+    app = _start(tmp_path, record)
+    try:
+        assert app.wait_exit(STEP) == 2
+        app.pump(0.5)
+        return app.text()
+    finally:
+        app.close()
+
+
 def _quit(app: PtyApp) -> int | None:
     app.send(CTRL_C)
     app.wait_for(lambda text: "again to quit" in text, STEP)
@@ -74,17 +92,9 @@ def test_settings_that_fail_after_the_first_frame_close_the_app_with_their_one_l
     # A record claiming these very settings passed (say, before paicli was
     # updated to refuse them): they are validated after the first frame.
     config_file().write_text('workers = "many"\n', encoding="utf-8")
-    overrides = settings_overrides(build_parser().parse_args(["--demo"]))
-    remember_checked(read_preview(overrides), list(Settings.model_fields))
-    assert read_preview(overrides).checked_before
+    assert _recorded_as_passed().checked_before
     record = tmp_path / "pydantic-at-first-frame"
-    app = _start(tmp_path, record)
-    try:
-        assert app.wait_exit(STEP) == 2
-        app.pump(0.5)
-        text = app.text()
-    finally:
-        app.close()
+    text = _screen_at_exit_2(tmp_path, record)
     assert record.read_text().split() == ["False"]  # the screen had opened
     lines = [line for line in text.splitlines() if "paicli:" in line]
     assert len(lines) == 1 and "config.toml" in lines[0] and "workers" in lines[0], text
@@ -92,17 +102,10 @@ def test_settings_that_fail_after_the_first_frame_close_the_app_with_their_one_l
 
 def test_settings_changed_since_they_passed_are_refused_before_the_screen(tmp_path):
     config_file().write_text('workers = 3\n', encoding="utf-8")
-    overrides = settings_overrides(build_parser().parse_args(["--demo"]))
-    remember_checked(read_preview(overrides), list(Settings.model_fields))
+    _recorded_as_passed()
     config_file().write_text('workers = "many"\n', encoding="utf-8")
     record = tmp_path / "pydantic-at-first-frame"
-    app = _start(tmp_path, record)
-    try:
-        assert app.wait_exit(STEP) == 2
-        app.pump(0.5)
-        text = app.text()
-    finally:
-        app.close()
+    text = _screen_at_exit_2(tmp_path, record)
     assert not record.exists()  # no first frame
     assert "shift+tab to cycle" not in text
     assert "workers" in text and "config.toml" in text
