@@ -10,6 +10,7 @@ from paicli_tui.agent.budget import Budget, RunBudget
 from paicli_tui.llm.offline.scripted import Reply, Script
 from paicli_tui.records.report import session_reports
 from tests.support.recorder import lines_of, record, task_plan
+from tests.support.timing import current_scale
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -32,8 +33,6 @@ def _react(tmp_path, first: Reply, **limits):
     [
         ({"max_turns": 1}, READ, "turn limit reached (1/1 model calls)"),
         ({"max_tokens": 10}, READ, "token limit reached (19/10 tokens)"),
-        # The summary must end inside the budget: a quarter of it is kept for the summary.
-        ({"max_seconds": 1.0}, Reply(tool_calls=[("read_file", {"path": "notes.txt"})], delay=0.85), "time limit reached"),
         ({"run_max_tokens": 10}, READ, "run token limit reached (19/10 tokens)"),
         ({"run_max_turns": 1}, READ, "run turn limit reached (1/1 model calls)"),
     ],
@@ -52,6 +51,22 @@ def test_an_agent_limit_ends_the_agent_with_a_partial_result_naming_it(tmp_path,
     assert report["status"] == "partial" and report["exit_code"] == 1
     assert words in report["exit_reason"]
     assert report["limits"] == {"max_turns": 50, **limits}  # the default turn limit is a limit too
+
+
+def test_a_time_limit_cuts_the_work_call_and_keeps_a_quarter_for_the_summary(tmp_path):
+    # The summary has to make a real HTTP round trip inside that quarter,
+    # so the limit grows with the machine's load.
+    limit = round(4.0 * current_scale(), 1)
+    path = _react(tmp_path, Reply(tool_calls=[("read_file", {"path": "notes.txt"})], delay=limit * 0.85),
+                  max_seconds=limit)
+    (finished,) = _events(path, "agent_finished")
+    assert finished["payload"]["status"] == "partial"
+    assert f"time limit reached ({limit:g}s, the last {limit / 4:g}s kept for the summary)" in finished["payload"]["reason"]
+    assert finished["payload"]["text"] == "the summary so far"
+    assert [e["payload"]["kind"] for e in _events(path, "model_error")] == ["deadline"]
+    (report,) = session_reports(path)
+    assert report["status"] == "partial" and report["exit_code"] == 1
+    assert report["limits"] == {"max_turns": 50, "max_seconds": limit}
 
 
 def _chain(tmp_path, planner_delay: float = 0.0, **limits):
