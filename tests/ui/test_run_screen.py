@@ -317,6 +317,27 @@ async def test_h_hides_the_tree_and_the_panes_take_its_width():
         assert screen.task_tree.display
 
 
+async def test_the_layout_keys_lay_the_screen_out_before_they_return():
+    """No wait for Textual's next update tick: the regions are new as soon
+    as the action returns (keys answered in up to 60 ms while panes streamed)."""
+    app = host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_run(app, pilot)
+        await pilot.pause()
+        assert screen.layout_now.mode == "focus"  # one pane shown: the next worker's takes its place
+        tree = screen.task_tree
+        assert tree.region.width > 0
+        widths = [pane.region.width for pane in screen.panes]
+        screen.action_toggle_tree()
+        assert tree.region.width == 0, "the tree still holds its place on screen"
+        assert [pane.region.width for pane in screen.panes] != widths
+        screen.action_toggle_tree()
+        assert tree.region.width > 0 and [pane.region.width for pane in screen.panes] == widths
+        regions = [pane.region for pane in screen.panes]
+        screen.action_next_worker()
+        assert [pane.region for pane in screen.panes] != regions
+
+
 async def test_h_twice_gives_the_focus_back_to_the_tree():
     app = host()
     async with app.run_test(size=(120, 36)) as pilot:

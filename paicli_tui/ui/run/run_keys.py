@@ -155,6 +155,7 @@ class RunKeys:
     def action_toggle_timeline(self) -> None:
         self.timeline_on = not self.timeline_on
         self.apply_layout()
+        self.lay_out_now()
 
     def action_toggle_summary(self) -> None:
         summary = self.query_one(RunSummary)
@@ -163,6 +164,7 @@ class RunKeys:
             return
         summary.toggle()
         self.apply_layout()
+        self.lay_out_now()
 
     def action_toggle_tree(self) -> None:
         tree = self.task_tree
@@ -172,6 +174,7 @@ class RunKeys:
         self.apply_layout()
         if self.tree_on and self._tree_had_focus and tree.display:
             tree.focus()
+        self.lay_out_now()
 
     def action_toggle_thinking(self) -> None:
         self._toggle_view("-fold-thinking")
@@ -210,6 +213,7 @@ class RunKeys:
         pane = self.pane(worker)
         if pane.display:
             pane.focus()
+        self.lay_out_now()
 
     def action_zoom(self) -> None:
         if self.maximized is not None:

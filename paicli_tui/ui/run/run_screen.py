@@ -208,6 +208,17 @@ class RunScreen(RunKeys, Screen):
             self.query_one(RunTimeline).refresh_chart()
         self._update_hints()
 
+    def lay_out_now(self) -> None:
+        """Lay out and paint the screen before the key that changed its
+        layout returns. Left to Textual, the new layout waits for the next
+        screen update tick (up to 1/60 s), and a tick that falls inside a
+        pane frame's batch is put off a whole period: ``h`` then took up to
+        60 ms to show while panes streamed. The layout messages the changed
+        widgets post still arrive; the second layout they cause finds
+        nothing left to move on screen."""
+        if self.is_current and not self.app._batch_count:
+            self._refresh_layout()
+
     def _selected(self) -> str | None:
         if not self.chosen:
             busy = self.model.busy_workers()
