@@ -56,13 +56,15 @@ def text_of(app: PaicliApp, selector: str) -> str:
 
 def transcript_text(app: PaicliApp) -> str:
     """Every line of every note and user entry, plus streamed Markdown sources."""
-    from textual.widgets import Collapsible, Markdown
+    from textual.widgets import Collapsible
+
+    from paicli_tui.ui.common.markdown_text import MarkdownText
 
     parts = []
     for entry in app.main_screen.transcript.children:
         if isinstance(entry, Collapsible):
             parts.append(str(entry.title))
-        for markdown in entry.query(Markdown) if not isinstance(entry, Markdown) else [entry]:
+        for markdown in entry.query(MarkdownText) if not isinstance(entry, MarkdownText) else [entry]:
             parts.append(markdown.source)
         if isinstance(entry, Static):
             parts.append(str(entry.render()))

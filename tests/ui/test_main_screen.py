@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import threading
 
-from textual.widgets import Markdown
-
 from paicli_tui import events as ev
+from paicli_tui.ui.common.markdown_text import MarkdownText
 from paicli_tui.ui.conversation.transcript_answers import ReasoningEntry
 from paicli_tui.ui.conversation.transcript_entries import ToolEntry
 from tests.support.timing import scaled
@@ -131,17 +130,15 @@ async def test_deltas_from_a_background_thread_stream_into_the_transcript(app, s
         worker.start()
         worker.join(timeout=scaled(10))
         await settle(pilot)
-        answers = [m for m in app.main_screen.transcript.query(Markdown) if "answer" in m.classes]
+        answers = [m for m in app.main_screen.transcript.query(MarkdownText) if "answer" in m.classes]
         assert len(answers) == 1
         assert answers[0].source == "".join(words)
 
 
 async def test_each_frame_writes_each_stream_once(app, session, monkeypatch):
-    from paicli_tui.ui.conversation.transcript_answers import StreamedMarkdown
-
     writes: list[str] = []
-    original = StreamedMarkdown.write
-    monkeypatch.setattr(StreamedMarkdown, "write", lambda self, text: (writes.append(text), original(self, text)))
+    original = MarkdownText.write
+    monkeypatch.setattr(MarkdownText, "write", lambda self, text: (writes.append(text), original(self, text)))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         async with app._paint_lock:  # hold the frame while a burst arrives
@@ -169,7 +166,7 @@ async def test_only_the_react_agent_streams_sub_agents_get_one_line_per_fact(app
         session.bus.publish(ev.TaskStatusChanged("orchestrator", "step_2", "COMPLETED"))
         await settle(pilot)
         transcript = app.main_screen.transcript
-        assert not transcript.query(Markdown) and not transcript.query(ToolEntry)
+        assert not transcript.query(MarkdownText) and not transcript.query(ToolEntry)
         lines = [str(entry.render()) for entry in transcript.children][1:]  # after the greeting
         assert lines == ["▸ step_2 → worker-2", "[reviewer-step_2] step_2 approved", "step_2 completed"]
 
@@ -185,7 +182,7 @@ async def test_the_planner_shows_one_spinner_line_with_a_count_until_its_reply(a
         _publish_stream(session, "planner", "p1", ["{\"tasks\": ", "[1, 2]}"])
         await settle(pilot)
         assert str(line.render()).endswith("planner: planning… · 17 characters")
-        assert not app.main_screen.transcript.query(Markdown)
+        assert not app.main_screen.transcript.query(MarkdownText)
         session.bus.publish(ev.ModelResponse("planner", "p1", "{}", "", (), "stop", 10, 5, 0, 0.1))
         session.bus.publish(ev.PlanProposed("planner", 1, "initial", "goal", {"tasks": [{"id": "task_1"}]}))
         await settle(pilot)
@@ -286,19 +283,23 @@ async def test_the_transcript_is_bounded(app, session):
         assert "note 49" in text and "note 29" not in text
 
 
-async def test_streamed_markdown_appends_and_keeps_the_blocks_already_shown(app, session):
-    """Textual's streaming path re-parses from the last block on: blocks
-    already on screen stay the same widgets instead of being rebuilt."""
-    from textual.widgets._markdown import MarkdownBlock
-
+async def test_a_streamed_answer_is_one_widget_that_draws_its_finished_blocks_once(app, session):
+    """A long answer is one widget painted as lines (Textual's Markdown
+    mounted a widget per block: ~600 for 6,000 characters, each walked by
+    every layout of the transcript); blocks already drawn are not drawn again."""
     async with app.run_test(size=SIZE) as pilot:
         _publish_stream(session, "react", "c1", ["# Title\n\n", "First paragraph.\n\n", "Second"])
         await settle(pilot)
-        (answer,) = [m for m in app.main_screen.transcript.query(Markdown) if "answer" in m.classes]
-        before = list(answer.query_children(MarkdownBlock))
-        assert len(before) == 3
+        (answer,) = [m for m in app.main_screen.transcript.query(MarkdownText) if "answer" in m.classes]
+        assert not answer.children
+        width = answer.content_size.width
+        rows = answer.rows(width)
+        assert [row.text.rstrip() for row in rows] == ["", "Title", "First paragraph.", "", "Second"]
+        first = rows[1]
         _publish_stream(session, "react", "c1", [" paragraph, longer.\n\n", "- a list item\n"])
         await settle(pilot)
-        after = list(answer.query_children(MarkdownBlock))
-        assert after[:3] == before and len(after) == 4
+        rows = answer.rows(width)
+        assert rows[1] is first, "a finished block was drawn again"
+        assert [row.text.rstrip() for row in rows][4:] == ["Second paragraph, longer.", "", "• a list item"]
+        assert answer.region.height == len(rows)
         assert answer.source.endswith("Second paragraph, longer.\n\n- a list item\n")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from paicli_tui.ui.run.markdown_doc import MarkdownDoc, parse_blocks
+from paicli_tui.ui.common.markdown_doc import MarkdownDoc, parse_blocks
 
 TEXT = (
     "# Findings\n\nThe pane paints **lines**, not widgets, and `code` stays code.\n\n"
@@ -61,7 +61,7 @@ def test_text_without_a_line_break_finishes_no_block():
 
 
 def test_an_endless_paragraph_is_cut_so_no_render_parses_all_of_it():
-    from paicli_tui.ui.run.markdown_doc import OPEN_LIMIT
+    from paicli_tui.ui.common.markdown_doc import OPEN_LIMIT
 
     doc = MarkdownDoc()
     for n in range(5000):

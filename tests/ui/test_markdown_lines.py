@@ -12,10 +12,10 @@ from textual.app import App, ComposeResult
 
 from paicli_tui.ui.run import pane_entries
 from tests.support.timing import scaled
-from paicli_tui.ui.run.markdown_doc import parse_blocks
+from paicli_tui.ui.common.markdown_doc import parse_blocks
 from paicli_tui.ui.run.pane_ops import TextOp
 from paicli_tui.ui.run.worker_pane import FRAMES_PER_S, WorkerPane
-from paicli_tui.ui.run.markdown_strips import BlockStyles, block_lines
+from paicli_tui.ui.common.markdown_strips import BlockStyles, block_lines
 
 STYLES = BlockStyles()
 

@@ -4,9 +4,8 @@ never a plain preview cut mid-thought."""
 
 from __future__ import annotations
 
-from textual.widgets import Markdown
-
 from paicli_tui import events as ev
+from paicli_tui.ui.common.markdown_text import MarkdownText
 from paicli_tui.plan.model import Plan, PlanStatus, Task, TaskStatus
 from paicli_tui.plan.summary import summarize, task_of_line
 from paicli_tui.ui.conversation.task_results import OPEN_HINT, TaskResultEntry
@@ -54,7 +53,7 @@ async def test_each_task_is_a_fold_holding_its_whole_result_as_markdown(app, ses
         assert folds[0].query_one("CollapsibleTitle").region.height == 2  # wrapped, not cut at the edge
         assert [fold.result for fold in folds] == [README_RESULT, LAYOUT_RESULT]
         # Folded, a result is only its text: its Markdown is made when first unfolded.
-        assert not [fold for fold in folds if fold.query(Markdown)]
+        assert not [fold for fold in folds if fold.query(MarkdownText)]
         text = transcript_text(app)
         assert "run COMPLETED: 2 tasks — 2 completed" in text and OPEN_HINT.format(noun="task") in text
         notes = [str(note.render()) for note in app.main_screen.transcript.query(NoteLine)]
@@ -67,14 +66,14 @@ async def test_a_click_unfolds_one_task_and_e_unfolds_them_all(app, session):
         await pilot.click(folds[0].query_one("CollapsibleTitle"))
         await pilot.pause()
         assert [fold.collapsed for fold in folds] == [False, True]
-        shown = folds[0].query_one(Markdown)
-        assert shown.source == README_RESULT and not folds[1].query(Markdown)
+        shown = folds[0].query_one(MarkdownText)
+        assert shown.source == README_RESULT and not folds[1].query(MarkdownText)
         assert shown.region.height >= 4  # the heading and both items, rendered and wrapped
         app.main_screen.transcript.focus()
         await pilot.press("e")
         await pilot.pause()
         assert not any(fold.collapsed for fold in folds)
-        assert [fold.query_one(Markdown).source for fold in folds] == [README_RESULT, LAYOUT_RESULT]
+        assert [fold.query_one(MarkdownText).source for fold in folds] == [README_RESULT, LAYOUT_RESULT]
 
 
 async def test_a_failed_task_says_why_in_its_title_and_keeps_its_last_result(app, session):

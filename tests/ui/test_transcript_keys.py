@@ -4,9 +4,8 @@ run's answer shown whole."""
 
 from __future__ import annotations
 
-from textual.widgets import Markdown
-
 from paicli_tui import events as ev
+from paicli_tui.ui.common.markdown_text import MarkdownText
 from paicli_tui.ui.conversation.transcript import Transcript
 from tests.ui.conftest import settle, submit, transcript_text
 from tests.ui.fake_session import Outcome
@@ -149,7 +148,7 @@ async def test_a_plan_runs_answer_is_shown_whole_as_markdown(app, session):
         session.bus.publish(ev.RunFinished("engine", "COMPLETED", summary, {"completed": 1}, LONG_ANSWER))
         session.finish(Outcome("plan", True, "COMPLETED", summary))
         await settle(pilot)
-        answers = [m for m in app.main_screen.transcript.query(Markdown) if m.source == LONG_ANSWER]
+        answers = [m for m in app.main_screen.transcript.query(MarkdownText) if m.source == LONG_ANSWER]
         assert len(answers) == 1
         assert "Paragraph 29" in answers[0].source and "…" not in answers[0].source
         assert app.main_screen.painter.last_answer == LONG_ANSWER
@@ -159,4 +158,4 @@ async def test_a_react_answer_that_was_not_streamed_is_shown_whole(app, session)
     async with app.run_test(size=SIZE) as pilot:
         session.bus.publish(ev.AgentFinished("react", "final", LONG_ANSWER))
         await settle(pilot)
-        assert [m.source for m in app.main_screen.transcript.query(Markdown)] == [LONG_ANSWER]
+        assert [m.source for m in app.main_screen.transcript.query(MarkdownText)] == [LONG_ANSWER]

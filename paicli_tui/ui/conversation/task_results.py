@@ -23,7 +23,7 @@ OPEN_HINT = "click a {noun} to read its result · e in the transcript unfolds th
 
 class TaskResultEntry(Collapsible):
     """One task of a finished run; folded, it is one line. Its result is
-    made into Markdown widgets the first time it is unfolded: a run's end
+    drawn as Markdown the first time it is unfolded: a run's end
     built them all at once, a UI stall of seconds for four long results."""
 
     def __init__(self, icon: str, task_id: str, description: str, ended: ev.TaskStatusChanged) -> None:
@@ -40,9 +40,10 @@ class TaskResultEntry(Collapsible):
     def on_collapsible_expanded(self, event: Collapsible.Expanded) -> None:
         if event.collapsible is not self or self.body is not None:
             return
-        from textual.widgets import Markdown  # its parser loads with the first unfolded result, not at start-up
+        # Its parser loads with the first unfolded result, not at start-up.
+        from paicli_tui.ui.common.markdown_text import MarkdownText
 
-        self.body = Markdown(self.result, classes="task-result")
+        self.body = MarkdownText(self.result, classes="task-result")
         self.query_one(Collapsible.Contents).mount(self.body)
 
 

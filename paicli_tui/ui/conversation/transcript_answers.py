@@ -1,56 +1,19 @@
-"""Streamed answers and collapsible reasoning in the transcript.
+"""Streamed answers and collapsible reasoning in the transcript, each one
+``MarkdownText`` (Markdown painted as lines).
 
-Apart from the other entries because Textual's Markdown brings its parser
+Apart from the other entries because Markdown brings its parser
 (markdown-it) and the code highlighter (Pygments): the transcript imports
 this module when the first answer or thought arrives, not for the first
 screen."""
 
 from __future__ import annotations
 
-import asyncio
-
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets import Collapsible, Static
 
-
-class StreamedMarkdown(Markdown):
-    """Markdown that grows by ``Markdown.append`` (Textual's streaming path:
-    only the last block is re-parsed), never re-rendered from the start.
-
-    ``write`` returns at once; one background task appends whatever piled up
-    while the previous append ran, so a slow parse merges writes instead of
-    queueing them.
-    """
-
-    def __init__(self, **kwargs) -> None:
-        super().__init__(**kwargs)
-        self._pending: list[str] = []
-        self._writer: asyncio.Task | None = None
-        self.finished = False
-
-    def write(self, text: str) -> None:
-        if self.finished or not text:
-            return
-        self._pending.append(text)
-        if self._writer is None or self._writer.done():
-            self._writer = asyncio.create_task(self._append_pending())
-
-    async def _append_pending(self) -> None:
-        while self._pending and self.is_attached:
-            text = "".join(self._pending)
-            self._pending.clear()
-            await self.append(text)
-
-    async def settle(self) -> None:
-        """Wait until everything written so far is on screen."""
-        while self._writer is not None and not self._writer.done():
-            await self._writer
-
-    async def finish(self) -> None:
-        self.finished = True
-        await self.settle()
+from paicli_tui.ui.common.markdown_text import MarkdownText
 
 
 class AnswerEntry(Vertical):
@@ -59,7 +22,7 @@ class AnswerEntry(Vertical):
     def __init__(self, actor: str) -> None:
         super().__init__()
         self.actor = actor
-        self.body = StreamedMarkdown(classes="answer")
+        self.body = MarkdownText(classes="answer")
 
     def compose(self) -> ComposeResult:
         if self.actor != "react":
@@ -79,7 +42,7 @@ class FoldingEntry(Collapsible):
 
     def __init__(self, actor: str) -> None:
         self.actor = actor
-        self.body = StreamedMarkdown(classes=self.BODY_CLASS)
+        self.body = MarkdownText(classes=self.BODY_CLASS)
         super().__init__(self.body, title=self._heading(self.STREAMING), collapsed=False)
 
     def _heading(self, text: str) -> Content:

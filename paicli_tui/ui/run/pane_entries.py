@@ -22,8 +22,8 @@ from textual.strip import Strip
 from textual.style import Style
 
 from paicli_tui.ui.run import pane_ops as ops
-from paicli_tui.ui.run.markdown_doc import MarkdownDoc, parse_blocks
-from paicli_tui.ui.run.markdown_strips import BlockStyles, block_lines
+from paicli_tui.ui.common.markdown_doc import MarkdownDoc, parse_blocks
+from paicli_tui.ui.common.markdown_strips import BlockStyles, block_lines
 from paicli_tui.ui.run.text_chunks import clean
 
 #: Characters of a tool's result shown when its entry is open.

@@ -29,7 +29,7 @@ from textual.visual import RenderOptions
 from textual.widget import Widget
 
 from paicli_tui.ui.run import pane_ops as ops
-from paicli_tui.ui.run.markdown_strips import BlockStyles
+from paicli_tui.ui.common.markdown_strips import BlockStyles
 from paicli_tui.ui.run.pane_entries import (
     AnswerBlock,
     CheckCard,

@@ -102,6 +102,13 @@ class MarkdownDoc:
             blocks = parse_blocks(self.open)
         return blocks
 
+    def close(self) -> None:
+        """The text is complete: every block is finished."""
+        self.split()
+        self.finished.extend(parse_blocks(self.open))
+        self.open = ""
+        self.version += 1
+
     def _cut_long_tail(self) -> None:
         end = len(self.open) - OPEN_KEEP
         cut = self.open.rfind("\n", 0, end)

@@ -18,7 +18,7 @@ from textual.content import Content, Span
 from textual.highlight import highlight
 from textual.style import Style
 
-from paicli_tui.ui.run.markdown_doc import Block
+from paicli_tui.ui.common.markdown_doc import Block
 
 
 @dataclass(frozen=True)
