@@ -49,6 +49,9 @@ async def test_finish_closes_the_open_fence_and_colours_it():
         await pilot.pause()
         code = next(row for row in answer.rows(width) if "def f" in row.text)
         assert len({segment.style for segment in code if segment.text.strip()}) > 1
+        last, padding = answer.rows(width)[-2:]
+        assert "return 1" in last.text and not padding.text.strip(), "the fence keeps its padding row below"
+        assert padding.cell_length == width and padding == answer.rows(width)[-4], "the same as the one above the code"
         answer.write("more")
         assert "more" not in answer.source
 

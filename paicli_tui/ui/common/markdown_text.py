@@ -91,8 +91,9 @@ class MarkdownText(Widget):
             rows.extend(drawn[index])
         for block in open_blocks:
             rows.extend(self._strips(block_lines(block, width, styles), width))
-        while rows and not rows[-1].text.strip():  # the entry's own margin spaces it
-            rows.pop()
+        last = (open_blocks or self.doc.finished or [None])[-1]
+        if rows and last is not None and last.kind != "heading":
+            rows.pop()  # the blank line after the last block: the entry's own margin spaces it
         self._rows, self._rows_key = rows, key
         return rows
 
