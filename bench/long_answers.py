@@ -9,7 +9,8 @@ Measured, per tree:
   show it arrive (bench/pty_screen.py), over all three answers, p50 and
   p99 — the transcript's layouts and paints are what a key waits behind;
 - CPU per answer: the process's CPU from the question's Enter until the
-  answer's last line is on screen, averaged over the three.
+  answer's last line is on screen, averaged over the three; and that
+  time itself (the stream takes 1.5 s: 150 chunks 10 ms apart).
 
 ``--before DIR`` measures another paicli tree in the same rounds,
 alternating. The last line is one JSON object.
@@ -59,6 +60,7 @@ def run_tree(tree: Path, url: str, env: dict[str, str], work: Path, seed: int) -
     rng = random.Random(seed)
     echoes: list[float] = []
     cpu: list[float] = []
+    waits: list[float] = []
     app = PtyScreen(argv, env=env, cwd=str(work))
     try:
         app.wait_for(lambda text: "type a goal" in text, 60)
@@ -66,7 +68,7 @@ def run_tree(tree: Path, url: str, env: dict[str, str], work: Path, seed: int) -
         for number in range(1, QUESTIONS + 1):
             app.send(f"question {number}".encode())
             app.wait_for(lambda text: f"question {number}" in text, 10)
-            cpu0 = app.cpu()
+            cpu0, asked = app.cpu(), time.perf_counter()
             app.send(b"\r")
             typed = ""
             marker = f"END-W{number}"
@@ -86,7 +88,9 @@ def run_tree(tree: Path, url: str, env: dict[str, str], work: Path, seed: int) -
                 if landed is None and marker in app.text():
                     landed = time.perf_counter()
                     cpu.append(app.cpu() - cpu0)
-                app.pump(max(0.0, sent + KEY_EVERY_S - time.perf_counter()))
+                    waits.append(landed - asked)
+                while time.perf_counter() < sent + KEY_EVERY_S:
+                    app.pump(max(0.0, sent + KEY_EVERY_S - time.perf_counter()))
             app.send(b"\x15")  # Ctrl+U: the typed letters go; the next question starts clean
             app.drain_for(0.3)
             if typed[-6:] in app.text():
@@ -97,7 +101,7 @@ def run_tree(tree: Path, url: str, env: dict[str, str], work: Path, seed: int) -
     ordered = sorted(echoes)
     return {"echo_p50_ms": 1000 * statistics.median(ordered),
             "echo_p99_ms": 1000 * ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))],
-            "keys": len(ordered), "cpu_per_answer_s": statistics.mean(cpu)}
+            "keys": len(ordered), "cpu_per_answer_s": statistics.mean(cpu), "landed_s": statistics.mean(waits)}
 
 
 def main() -> int:
@@ -125,12 +129,14 @@ def main() -> int:
             results[name].append(figures)
             print(f"round {round_ + 1} {name}: key echo p50 {figures['echo_p50_ms']:.0f} ms "
                   f"p99 {figures['echo_p99_ms']:.0f} ms ({figures['keys']} keys), "
-                  f"CPU {figures['cpu_per_answer_s']:.2f} s per answer · load {os.getloadavg()[0]:.1f}", flush=True)
+                  f"CPU {figures['cpu_per_answer_s']:.2f} s per answer, on screen {figures['landed_s']:.1f} s "
+                  f"after Enter · load {os.getloadavg()[0]:.1f}", flush=True)
     out: dict[str, object] = {"load": round(os.getloadavg()[0], 1)}
     for name, runs in results.items():
         out[f"echo_{name}_p50_ms"] = round(statistics.median(r["echo_p50_ms"] for r in runs), 1)
         out[f"echo_{name}_p99_ms"] = round(statistics.median(r["echo_p99_ms"] for r in runs), 1)
         out[f"cpu_{name}_s_per_answer"] = round(statistics.median(r["cpu_per_answer_s"] for r in runs), 3)
+        out[f"landed_{name}_s"] = round(statistics.median(r["landed_s"] for r in runs), 2)
     print(json.dumps(out))
     return 0
 
