@@ -110,7 +110,8 @@ class PaicliApp(App[None]):
         self._paint_lock = asyncio.Lock()
         self._frame_timer: Any = None
         self._ui_context: contextvars.Context | None = None
-        self._last_frame = 0.0
+        self._last_frame = 0.0  # when the last frame's drain started: frames are paced from it
+        self._frame_ended = 0.0
         self._unmounted = False
         self._gc_timer: Any = None
         self._deep_gc_timer: Any = None
@@ -315,7 +316,7 @@ class PaicliApp(App[None]):
 
     def _collect_if_quiet(self) -> None:
         self._gc_timer = None
-        busy_for = self._last_frame + self.quiet_seconds - time.monotonic()
+        busy_for = self._frame_ended + self.quiet_seconds - time.monotonic()
         if busy_for > 0:  # frames went on meanwhile: wait for the quiet after them
             self._gc_timer = self.set_timer(busy_for, self._collect_if_quiet, name="quiet-gc")
             return
@@ -330,7 +331,7 @@ class PaicliApp(App[None]):
         """The walk of every object waits until nothing has been drawn for
         deep_quiet_seconds (no key, no stream): the person is away."""
         self._deep_gc_timer = None
-        busy_for = max(self._last_frame, self._last_display) + self.deep_quiet_seconds - time.monotonic()
+        busy_for = max(self._frame_ended, self._last_display) + self.deep_quiet_seconds - time.monotonic()
         if busy_for > 0:
             self._deep_gc_timer = self.set_timer(busy_for, self._collect_deep_if_idle, name="deep-gc")
         elif startup_gc.holding():
@@ -344,6 +345,9 @@ class PaicliApp(App[None]):
         async with self._paint_lock:
             self._last_frame = time.monotonic()
             await self._paint_frame()
+            # Quiet is counted from the frame's end: a collection due during
+            # a long frame would otherwise run the moment it ended.
+            self._frame_ended = time.monotonic()
 
     async def _paint_frame(self) -> None:
         try:

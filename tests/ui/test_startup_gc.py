@@ -216,3 +216,37 @@ async def test_a_start_up_freeze_due_after_the_app_closed_holds_nothing_and_resu
         gc.enable()
         startup_gc.release_full_collections()
         gc.unfreeze()
+
+
+async def test_a_full_collection_waits_for_quiet_after_a_long_frame_not_after_its_start(monkeypatch, own_start):
+    """A collection timer that came due during a frame longer than the
+    quiet time ran as soon as the frame ended (it measured from the frame's
+    start): a run's end once met a 1.1 s frame then a 0.7 s collection."""
+    started: list[float] = []
+    gc.callbacks.append(lambda phase, info: phase == "start" and info["generation"] == 2
+                        and started.append(time.monotonic()))
+    ended: list[float] = []
+    try:
+        app = RecordingApp(FakeSession(), theme="paicli-dark")
+        app.quiet_seconds = quiet = scaled(0.2)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            assert await _wait_for(pilot, lambda: own_start)
+            paint = app.main_screen.paint
+
+            async def slow_paint(items):
+                await paint(items)
+                if any(isinstance(item, ev.AgentNote) and item.text == "slow" for item in items):
+                    time.sleep(1.5 * quiet)
+                    ended.append(time.monotonic())
+
+            monkeypatch.setattr(app.main_screen, "paint", slow_paint)
+            app.pump.put(ev.AgentNote("agent", "quick"))
+            assert await _wait_for(pilot, lambda: app._gc_timer is not None)
+            started.clear()
+            app.pump.put(ev.AgentNote("agent", "slow"))
+            assert await _wait_for(pilot, lambda: ended and started)
+            assert started[0] - ended[0] >= 0.9 * quiet, f"collected {started[0] - ended[0]:.3f} s after the frame"
+    finally:
+        gc.callbacks.pop()
+        gc.unfreeze()
