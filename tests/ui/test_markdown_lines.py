@@ -153,3 +153,18 @@ async def test_a_new_width_draws_the_rows_in_view_in_its_frame_and_the_rest_righ
         shown = pane.painted_text()
         assert "Paragraph 0 says" in shown and shown.rstrip().endswith("The end")
         assert max(len(line) for line in shown.splitlines()) <= 40
+
+
+TABLE = "| Name | Role |\n|---|---|\n| **api** | serves `/v1` |\n| a name long enough to wrap at a narrow width | x |\n"
+
+
+def test_a_table_lines_up_its_columns_within_the_width_and_rules_off_its_header():
+    for width in (80, 30, 14):
+        shown = lines(TABLE, width)[:-1]  # the blank line after the block
+        assert all(line.cell_length <= width for line in shown)
+        bars = {line.plain.index("│") for line in shown if "│" in line.plain}
+        assert len(bars) == 1, f"columns not aligned at {width}: {[line.plain for line in shown]}"
+        assert shown[1].plain.strip("─") == "┼" and shown[2].plain.startswith("api")
+        assert any(span.style.bold for span in shown[0].spans)
+    assert len(lines(TABLE, 14)) > len(lines(TABLE, 80)), "a long cell wraps within its column"
+    assert lines(TABLE, 5)[0].plain == "| Name | Role |", "too narrow for its columns: shown as written"

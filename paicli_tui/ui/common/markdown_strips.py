@@ -3,7 +3,8 @@
 
 One top-level block (see markdown_doc.py) becomes a list of ``Content``
 lines at a width: paragraphs and headings wrap, list items keep a hanging
-indent, code keeps its lines (cropped, never wrapped), quotes get a bar.
+indent, code keeps its lines (cropped, never wrapped), quotes get a bar,
+tables line up their columns (cells wrap within them).
 Spacing is explicit: one blank line after every block, before a heading
 instead. Rendering a block costs a wrap of its text; code is highlighted
 only once its fence is closed.
@@ -113,6 +114,68 @@ def _fence_lines(token: Token, width: int, styles: BlockStyles, highlighted: boo
     return [row.pad_right(max(0, width - row.cell_length)).stylize_before(styles.fence) for row in rows]
 
 
+#: Between two table columns.
+_COLUMN_GAP = " │ "
+_NARROWEST_COLUMN = 3
+_RULE = Style(dim=True)
+
+
+def _table_cells(tokens: tuple[Token, ...], styles: BlockStyles) -> tuple[list[list[Content]], int]:
+    """The table's rows of cells, and how many of them are header rows."""
+    rows: list[list[Content]] = []
+    row: list[Content] | None = None
+    header = 0
+    for token in tokens:
+        if token.type == "tr_open":
+            row = []
+        elif token.type == "inline" and row is not None:
+            row.append(inline_content(token, styles))
+        elif token.type == "tr_close" and row is not None:
+            rows.append(row)
+            row = None
+        elif token.type == "thead_close":
+            header = len(rows)
+    return rows, header
+
+
+def _column_widths(rows: list[list[Content]], columns: int, room: int) -> list[int] | None:
+    """Each column's width: as wide as its widest cell, the widest columns
+    narrowed first until the table fits ``room``; None if it cannot."""
+    widths = [max(1, max(row[c].cell_length for row in rows)) for c in range(columns)]
+    if room < columns * _NARROWEST_COLUMN:
+        return None
+    while sum(widths) > room:
+        widest = max(range(columns), key=widths.__getitem__)
+        widths[widest] -= 1
+    return widths
+
+
+def _table_lines(tokens: tuple[Token, ...], width: int, styles: BlockStyles) -> list[Content]:
+    """Columns aligned and separated by rules, cells wrapped within their
+    column, the header bold and ruled off; [] when the table has no rows
+    or the width cannot hold its columns (then it is shown as written)."""
+    rows, header = _table_cells(tokens, styles)
+    if not rows:
+        return []
+    columns = max(len(row) for row in rows)
+    rows = [row + [Content("")] * (columns - len(row)) for row in rows]
+    widths = _column_widths(rows, columns, width - len(_COLUMN_GAP) * (columns - 1))
+    if widths is None:
+        return []
+    gap = Content.styled(_COLUMN_GAP, _RULE)
+    lines: list[Content] = []
+    for number, row in enumerate(rows):
+        wrapped = [cell.wrap(widths[c]) or [Content("")] for c, cell in enumerate(row)]
+        for y in range(max(len(cell) for cell in wrapped)):
+            parts = [(cell[y] if y < len(cell) else Content("")).pad_right(widths[c] - (cell[y].cell_length if y < len(cell) else 0))
+                     for c, cell in enumerate(wrapped)]
+            line = gap.join(parts).rstrip()
+            lines.append(line.stylize(styles.heading) if number < header else line)
+        if number == header - 1:
+            lines.append(Content.styled("─┼─".join("─" * w for w in widths), _RULE))
+    return lines
+
+
 def block_lines(block: Block, width: int, styles: BlockStyles, *, highlighted: bool = False) -> list[Content]:
     """``block`` at ``width`` cells with its spacing: a blank line after
     it, but a heading has its blank line above it."""
@@ -136,7 +199,9 @@ def block_lines(block: Block, width: int, styles: BlockStyles, *, highlighted: b
                 lines.extend(_wrap(inline_content(token, styles).stylize(styles.quote), width, "▌ ", "▌ "))
     elif kind == "hr":
         lines = [Content.styled("─" * max(1, width), styles.fence)]
-    else:  # a table: its source lines, as written
+    elif kind == "table":
+        lines = _table_lines(tokens, width, styles) or [Content(line) for line in block.source.rstrip("\n").split("\n")]
+    else:
         lines = [Content(line) for line in block.source.rstrip("\n").split("\n")]
     if kind == "heading":
         return [Content(""), *lines]
