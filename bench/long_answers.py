@@ -12,6 +12,7 @@ Measured, per tree:
   answer's last line is on screen, averaged over the three; and that
   time itself (the stream takes 1.5 s: 150 chunks 10 ms apart).
 
+The loopback model server runs in a process of its own (``server_apart``).
 ``--before DIR`` measures another paicli tree in the same rounds,
 alternating. The last line is one JSON object.
 
@@ -21,7 +22,9 @@ alternating. The last line is one JSON object.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import multiprocessing
 import os
 import random
 import statistics
@@ -52,6 +55,27 @@ def answers() -> Script:
         return Reply(content=markdown(served[0]), chunk_chars=40, chunk_delay=0.01)
 
     return Script(default=reply)
+
+
+@contextlib.contextmanager
+def server_apart():
+    """The loopback server in a process of its own: in this one, reading
+    and parsing the app's screen output held it up, the more so the more
+    frames an app drew, and its answers reached the faster app later."""
+    here, there = multiprocessing.Pipe()
+
+    def serve(conn) -> None:
+        with LoopbackServer(answers()) as server:
+            conn.send(server.base_url)
+            conn.recv()
+
+    process = multiprocessing.get_context("fork").Process(target=serve, args=(there,), daemon=True)
+    process.start()
+    try:
+        yield here.recv()
+    finally:
+        here.send("stop")
+        process.join(5)
 
 
 def run_tree(tree: Path, url: str, env: dict[str, str], work: Path, seed: int) -> dict[str, float]:
@@ -124,8 +148,8 @@ def main() -> int:
         names = list(trees) if round_ % 2 == 0 else list(reversed(trees))
         for name in names:
             seed += 1
-            with LoopbackServer(answers()) as server:
-                figures = run_tree(trees[name], server.base_url, env, work, seed)
+            with server_apart() as url:
+                figures = run_tree(trees[name], url, env, work, seed)
             results[name].append(figures)
             print(f"round {round_ + 1} {name}: key echo p50 {figures['echo_p50_ms']:.0f} ms "
                   f"p99 {figures['echo_p99_ms']:.0f} ms ({figures['keys']} keys), "
