@@ -12,7 +12,7 @@ Measured, per tree:
   answer's last line is on screen, averaged over the three; and that
   time itself (the stream takes 1.5 s: 150 chunks 10 ms apart).
 
-The loopback model server runs in a process of its own (``server_apart``).
+The loopback model server runs in a process of its own (bench/server_apart.py).
 ``--before DIR`` measures another paicli tree in the same rounds,
 alternating. The last line is one JSON object.
 
@@ -22,9 +22,7 @@ alternating. The last line is one JSON object.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import multiprocessing
 import os
 import random
 import statistics
@@ -38,44 +36,23 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 from pty_screen import PtyScreen  # noqa: E402
+from server_apart import server_apart  # noqa: E402
 from stream_cpu import markdown  # noqa: E402
 
-from paicli_tui.llm.offline.scripted import Reply, Script  # noqa: E402
-from tests.support.server import LoopbackServer  # noqa: E402
+from paicli_tui.llm.offline.scripted import Reply  # noqa: E402
 
 QUESTIONS = 3
 KEY_EVERY_S = 0.1
 
 
-def answers() -> Script:
+def answers():
     served = [0]
 
     def reply(request) -> Reply:
         served[0] += 1
         return Reply(content=markdown(served[0]), chunk_chars=40, chunk_delay=0.01)
 
-    return Script(default=reply)
-
-
-@contextlib.contextmanager
-def server_apart():
-    """The loopback server in a process of its own: in this one, reading
-    and parsing the app's screen output held it up, the more so the more
-    frames an app drew, and its answers reached the faster app later."""
-    here, there = multiprocessing.Pipe()
-
-    def serve(conn) -> None:
-        with LoopbackServer(answers()) as server:
-            conn.send(server.base_url)
-            conn.recv()
-
-    process = multiprocessing.get_context("fork").Process(target=serve, args=(there,), daemon=True)
-    process.start()
-    try:
-        yield here.recv()
-    finally:
-        here.send("stop")
-        process.join(5)
+    return reply
 
 
 def run_tree(tree: Path, url: str, env: dict[str, str], work: Path, seed: int) -> dict[str, float]:
@@ -148,8 +125,8 @@ def main() -> int:
         names = list(trees) if round_ % 2 == 0 else list(reversed(trees))
         for name in names:
             seed += 1
-            with server_apart() as url:
-                figures = run_tree(trees[name], url, env, work, seed)
+            with server_apart(answers()) as server:
+                figures = run_tree(trees[name], server.url, env, work, seed)
             results[name].append(figures)
             print(f"round {round_ + 1} {name}: key echo p50 {figures['echo_p50_ms']:.0f} ms "
                   f"p99 {figures['echo_p99_ms']:.0f} ms ({figures['keys']} keys), "

@@ -19,7 +19,8 @@ Measured, per app:
   until the bytes that show the change arrive (bench/pty_screen.py: not
   counting the bench's own slow parse of them); p50 and p99.
 
-The loopback server runs in this process, so its CPU is not counted.
+The loopback server runs in a process of its own (bench/server_apart.py),
+so neither its CPU nor its pace depends on the app measured.
 ``--before DIR`` adds another paicli tree to the same rounds. The machine
 may be shared: ratios are the figures to trust; the load is printed.
 The last line is one JSON object.
@@ -46,8 +47,9 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 from pty_screen import PtyScreen  # noqa: E402
 
-from paicli_tui.llm.offline.scripted import Reply, Script  # noqa: E402
-from tests.support.server import LoopbackServer  # noqa: E402
+from server_apart import Served, server_apart  # noqa: E402
+
+from paicli_tui.llm.offline.scripted import Reply  # noqa: E402
 
 TASKS = 4
 CHUNK_CHARS = 4
@@ -94,7 +96,8 @@ class Variant:
             self.env["PYTHONPATH"] = str(tree)
             self.env["PAICLI_HOME"] = str(work / f"home-{name}")
 
-    def run(self, url: str, script: Script) -> dict[str, float]:
+    def run(self, server: Served) -> dict[str, float]:
+        url = server.url
         if self.tree is None:
             argv = [sys.executable, str(HERE / "reference_apps.py"), "markdown", url]
             probe = "PROBE-SHOWN"
@@ -102,7 +105,7 @@ class Variant:
             argv = [sys.executable, "-m", "paicli_tui", "--base-url", url, "--model", "m",
                     "--plan-file", str(self.work / "plan.json"), "-w", str(self.work / "project")]
             probe = "╭─ Tasks ─"
-        seen = len(script.requests)
+        seen = server.requests
         app = PtyScreen(argv, env=self.env, cwd=str(self.work))
         try:
             if self.tree is not None:
@@ -110,7 +113,7 @@ class Variant:
                 app.drain_for(0.3)
                 app.send(b"\r")
             deadline = time.perf_counter() + 60
-            while len(script.requests) - seen < TASKS and time.perf_counter() < deadline:
+            while server.requests - seen < TASKS and time.perf_counter() < deadline:
                 app.pump(0.01)
             cpu0, t0 = app.cpu(), time.perf_counter()
             echoes: list[float] = []
@@ -196,11 +199,10 @@ def main() -> int:
         variants.insert(1, Variant("before", args.before.resolve(), env, work, cursor))
 
     results: dict[str, list[dict[str, float]]] = {v.name: [] for v in variants}
-    script = Script(default=responder(texts))
-    with LoopbackServer(script) as server:
+    with server_apart(responder(texts)) as server:
         for round_ in range(args.pairs):
             for variant in variants if round_ % 2 == 0 else list(reversed(variants)):
-                figures = variant.run(server.base_url, script)
+                figures = variant.run(server)
                 results[variant.name].append(figures)
                 cursor = (f", cursor key p50 {figures['cursor_p50_ms']:.0f} ms p99 {figures['cursor_p99_ms']:.0f} ms"
                           f" ({figures['cursor_keys']} keys)" if "cursor_keys" in figures else "")
