@@ -13,6 +13,8 @@ ended, Esc or q goes back to the main screen.
 
 from __future__ import annotations
 
+import gc
+
 import time
 from typing import Any, Callable, Iterable
 
@@ -217,7 +219,15 @@ class RunScreen(RunKeys, Screen):
         widgets post still arrive; the second layout they cause finds
         nothing left to move on screen."""
         if self.is_current and not self.app._batch_count:
-            self._refresh_layout()
+            # Tens of young collections ran inside this one paint and freed
+            # next to nothing (its garbage goes by reference counting).
+            collecting = gc.isenabled()
+            gc.disable()
+            try:
+                self._refresh_layout()
+            finally:
+                if collecting:
+                    gc.enable()
 
     def _selected(self) -> str | None:
         if not self.chosen:
