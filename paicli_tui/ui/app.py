@@ -13,7 +13,7 @@ import threading
 import time
 from pathlib import Path
 from collections import deque
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from textual.app import App
 from textual.binding import Binding

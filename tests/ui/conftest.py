@@ -34,11 +34,10 @@ def app(session) -> RecordingApp:
 
 
 async def settle(pilot: Pilot) -> None:
-    """Paint everything queued and wait until streamed text is on screen."""
+    """Paint everything queued and wait until it is on screen."""
     app: PaicliApp = pilot.app  # type: ignore[assignment]
     await pilot.pause()
     await app.drain_events()
-    await app.main_screen.transcript.settle()
     await pilot.pause()
 
 

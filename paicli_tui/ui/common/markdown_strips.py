@@ -17,7 +17,10 @@ from dataclasses import dataclass
 from markdown_it.token import Token
 from textual.content import Content, Span
 from textual.highlight import highlight
+from textual.strip import Strip
 from textual.style import Style
+from textual.visual import RenderOptions
+from textual.widget import Widget
 
 from paicli_tui.ui.common.markdown_doc import Block
 
@@ -165,10 +168,12 @@ def _table_lines(tokens: tuple[Token, ...], width: int, styles: BlockStyles) -> 
     gap = Content.styled(_COLUMN_GAP, _RULE)
     lines: list[Content] = []
     for number, row in enumerate(rows):
-        wrapped = [cell.wrap(widths[c]) or [Content("")] for c, cell in enumerate(row)]
-        for y in range(max(len(cell) for cell in wrapped)):
-            parts = [(cell[y] if y < len(cell) else Content("")).pad_right(widths[c] - (cell[y].cell_length if y < len(cell) else 0))
-                     for c, cell in enumerate(wrapped)]
+        wrapped = [cell.wrap(widths[c]) for c, cell in enumerate(row)]
+        for y in range(max(1, *(len(cell) for cell in wrapped))):
+            parts = []
+            for c, cell in enumerate(wrapped):
+                piece = cell[y] if y < len(cell) else Content("")
+                parts.append(piece.pad_right(widths[c] - piece.cell_length))
             line = gap.join(parts).rstrip()
             lines.append(line.stylize(styles.heading) if number < header else line)
         if number == header - 1:
@@ -199,10 +204,32 @@ def block_lines(block: Block, width: int, styles: BlockStyles, *, highlighted: b
                 lines.extend(_wrap(inline_content(token, styles).stylize(styles.quote), width, "▌ ", "▌ "))
     elif kind == "hr":
         lines = [Content.styled("─" * max(1, width), styles.fence)]
-    elif kind == "table":
+    else:  # a table; as written when the width cannot hold its columns
         lines = _table_lines(tokens, width, styles) or [Content(line) for line in block.source.rstrip("\n").split("\n")]
-    else:
-        lines = [Content(line) for line in block.source.rstrip("\n").split("\n")]
     if kind == "heading":
         return [Content(""), *lines]
     return [*lines, Content("")]
+
+
+def widget_strips(widget: Widget, lines: list[Content], width: int) -> list[Strip]:
+    """``lines`` as strips on ``widget``'s own style."""
+    options = RenderOptions(widget._get_style, widget.styles, None, None)
+    base = widget.visual_style
+    return [strip for line in lines for strip in line.render_strips(width, 1, base, options)]
+
+
+class DrawnBlocks:
+    """Each finished block's strips at a width (None: not drawn yet). Two
+    widths are kept, so a layout that flips between two (the run screen's
+    tree shown, hidden) draws nothing again."""
+
+    def __init__(self) -> None:
+        self._by_width: dict[int, list[list[Strip] | None]] = {}
+
+    def at(self, width: int, blocks: int) -> tuple[list[list[Strip] | None], list[list[Strip] | None] | None]:
+        """The list for ``width``, one slot per block, and the other width's."""
+        drawn = self._by_width.pop(width, [])
+        drawn.extend([None] * (blocks - len(drawn)))
+        other = list(self._by_width.items())[-1:]
+        self._by_width = {**dict(other), width: drawn}
+        return drawn, (other[0][1] if other else None)

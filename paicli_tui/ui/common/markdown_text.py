@@ -12,15 +12,13 @@ number of rows.
 from __future__ import annotations
 
 from rich.style import Style
-from textual.content import Content
 from textual.geometry import Size
 from textual.selection import Selection
 from textual.strip import Strip
-from textual.visual import RenderOptions
 from textual.widget import Widget
 
 from paicli_tui.ui.common.markdown_doc import MarkdownDoc
-from paicli_tui.ui.common.markdown_strips import BlockStyles, block_lines
+from paicli_tui.ui.common.markdown_strips import BlockStyles, DrawnBlocks, block_lines, widget_strips
 
 _PARTS = ("heading", "code", "fence", "quote", "link")
 
@@ -44,8 +42,7 @@ class MarkdownText(Widget):
         super().__init__(classes=classes)
         self.doc = MarkdownDoc()
         self.finished = False
-        #: width → each finished block's strips at that width (None: not yet drawn)
-        self._drawn: dict[int, list[list[Strip] | None]] = {}
+        self._drawn = DrawnBlocks()
         self._rows: list[Strip] = []
         self._rows_key: tuple[int, int] | None = None
         self._styles: BlockStyles | None = None
@@ -63,9 +60,6 @@ class MarkdownText(Widget):
         self.doc.append(text)
         self.refresh(layout=True)
 
-    async def settle(self) -> None:
-        """Everything written is drawn by the next paint: nothing waits."""
-
     async def finish(self) -> None:
         if not self.finished:
             self.finished = True
@@ -81,26 +75,19 @@ class MarkdownText(Widget):
             return self._rows
         styles = self._block_styles()
         open_blocks = self.doc.split()
-        drawn = self._drawn.pop(width, [])
-        drawn.extend([None] * (len(self.doc.finished) - len(drawn)))
-        self._drawn = {**dict(list(self._drawn.items())[-1:]), width: drawn}
+        drawn, _ = self._drawn.at(width, len(self.doc.finished))
         rows: list[Strip] = []
         for index, block in enumerate(self.doc.finished):
             if drawn[index] is None:
-                drawn[index] = self._strips(block_lines(block, width, styles, highlighted=True), width)
+                drawn[index] = widget_strips(self, block_lines(block, width, styles, highlighted=True), width)
             rows.extend(drawn[index])
         for block in open_blocks:
-            rows.extend(self._strips(block_lines(block, width, styles), width))
+            rows.extend(widget_strips(self, block_lines(block, width, styles), width))
         last = (open_blocks or self.doc.finished or [None])[-1]
         if rows and last is not None and last.kind != "heading":
             rows.pop()  # the blank line after the last block: the entry's own margin spaces it
         self._rows, self._rows_key = rows, key
         return rows
-
-    def _strips(self, lines: list[Content], width: int) -> list[Strip]:
-        options = RenderOptions(self._get_style, self.styles, None, None)
-        base = self.visual_style
-        return [strip for line in lines for strip in line.render_strips(width, 1, base, options)]
 
     def _block_styles(self) -> BlockStyles:
         if self._styles is None:
@@ -110,7 +97,7 @@ class MarkdownText(Widget):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._styles, self._line_style, self._drawn, self._rows_key = None, None, {}, None
+        self._styles, self._line_style, self._drawn, self._rows_key = None, None, DrawnBlocks(), None
 
     # -- Textual ---------------------------------------------------------------------------
 

@@ -137,11 +137,6 @@ class Transcript(VerticalScroll, can_focus=True, can_focus_children=False):
         entry = await self.stream_entry(key)
         entry.body.write(text)
 
-    async def settle(self) -> None:
-        """Wait until every streamed entry shows all it was given."""
-        for entry in list(self._streams.values()):
-            await entry.body.settle()
-
     async def finish_call(self, actor: str, call_id: str | None = None) -> None:
         """The model call ended (or, with no call id, the actor's turn did):
         close its streams and fold its reasoning."""

@@ -23,7 +23,7 @@ from textual.style import Style
 
 from paicli_tui.ui.run import pane_ops as ops
 from paicli_tui.ui.common.markdown_doc import MarkdownDoc, parse_blocks
-from paicli_tui.ui.common.markdown_strips import BlockStyles, block_lines
+from paicli_tui.ui.common.markdown_strips import BlockStyles, DrawnBlocks, block_lines
 from paicli_tui.ui.run.text_chunks import clean
 
 #: Characters of a tool's result shown when its entry is open.
@@ -133,10 +133,7 @@ class AnswerBlock(Entry):
     def __init__(self) -> None:
         super().__init__("answer")
         self.doc = MarkdownDoc()
-        #: width → each finished block's strips at that width (None: not yet
-        #: drawn); two widths kept, so a layout that flips between two (the
-        #: tree shown, hidden) redraws nothing.
-        self._drawn: dict[int, list[list[Strip] | None]] = {}
+        self._drawn = DrawnBlocks()
         self.renders = 0  # open-block renders, for tests and benches
 
     def append(self, text: str) -> None:
@@ -148,11 +145,7 @@ class AnswerBlock(Entry):
     def strips(self, width: int, view: View, first: bool, rows_wanted: int | None = None) -> list[Strip]:
         open_blocks = self.doc.split()
         finished = self.doc.finished
-        drawn = self._drawn.pop(width, [])
-        drawn.extend([None] * (len(finished) - len(drawn)))
-        others = list(self._drawn.items())[-1:]
-        other = others[0][1] if others else None
-        self._drawn = {**dict(others), width: drawn}
+        drawn, other = self._drawn.at(width, len(finished))
         self.renders += 1
         open_lines = [line for block in open_blocks for line in block_lines(block, width, view.markdown)]
         tail = view.to_strips(open_lines, width)

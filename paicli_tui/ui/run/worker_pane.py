@@ -25,11 +25,10 @@ from textual.content import Content
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.visual import RenderOptions
 from textual.widget import Widget
 
 from paicli_tui.ui.run import pane_ops as ops
-from paicli_tui.ui.common.markdown_strips import BlockStyles
+from paicli_tui.ui.common.markdown_strips import BlockStyles, widget_strips
 from paicli_tui.ui.run.pane_entries import (
     AnswerBlock,
     CheckCard,
@@ -272,14 +271,9 @@ class WorkerPane(ScrollView, can_focus=True):
                 raw=screen.has_class("-raw"), styles=styles,
                 markdown=BlockStyles(heading=styles["md-heading"], code=styles["md-code"], fence=styles["md-fence"],
                                      quote=styles["md-quote"], link=styles["md-link"]),
-                to_strips=self._to_strips,
+                to_strips=lambda lines, width: widget_strips(self, lines, width),
             )
         return self._view
-
-    def _to_strips(self, lines: list[Content], width: int) -> list[Strip]:
-        base = self.visual_style
-        options = RenderOptions(self._get_style, self.styles, None, None)
-        return [strip for line in lines for strip in line.render_strips(width, 1, base, options)]
 
     def _build(self, rows_wanted: int | None = None) -> None:
         """The pane's rows at its width. ``rows_wanted`` (a layout's frame,
